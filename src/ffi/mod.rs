@@ -1,0 +1,41 @@
+//! The C ABI of DESIGN.md §3: a thin layer over the Rust API that holds no prover logic.
+//!
+//! Every exported function runs inside [`panic::guard`], so no panic unwinds into C; pointer
+//! arguments go through [`arg`] / [`arg_mut`], which turn NULL into a "null pointer" error.
+
+mod error;
+mod lock;
+mod panic;
+mod prove;
+mod srs;
+mod util;
+
+pub use error::CError;
+pub use srs::SrsHandle;
+
+/// A reference to `*ptr`, or a "null pointer passed as `name`" error.
+///
+/// # Safety
+/// A non-NULL `ptr` must point to a valid `T` that outlives the returned reference.
+pub(crate) unsafe fn arg<'a, T>(ptr: *const T, name: &'static str) -> crate::Result<&'a T> {
+    ptr.as_ref().ok_or(crate::Error::NullArgument(name))
+}
+
+/// A mutable reference to `*ptr`, or a "null pointer" error.
+///
+/// # Safety
+/// As [`arg`], and no other reference to `*ptr` may be alive.
+pub(crate) unsafe fn arg_mut<'a, T>(ptr: *mut T, name: &'static str) -> crate::Result<&'a mut T> {
+    ptr.as_mut().ok_or(crate::Error::NullArgument(name))
+}
+
+/// A slice of `len` elements at `ptr`, or a "null pointer" error.
+///
+/// # Safety
+/// A non-NULL `ptr` must point to `len` valid `T`s that outlive the slice.
+pub(crate) unsafe fn arg_slice<'a, T>(ptr: *const T, len: usize, name: &'static str) -> crate::Result<&'a [T]> {
+    if ptr.is_null() {
+        return Err(crate::Error::NullArgument(name));
+    }
+    Ok(std::slice::from_raw_parts(ptr, len))
+}

@@ -1,0 +1,206 @@
+//! Proving through the C ABI: the one-shot call and the split `start` / `finalize` form.
+
+use std::ffi::{c_int, c_void};
+
+use blstrs::Scalar;
+use parking_lot::Mutex;
+
+use super::lock::lock_arg;
+use super::panic::guard;
+use super::{arg, arg_mut, arg_slice, CError, SrsHandle};
+use crate::assignment::{Assignment, Witness};
+use crate::error::{Error, Result};
+use crate::prover::{self, PendingProofs, Proof, ProveOptions};
+use crate::telemetry::ProofTimings;
+
+/// A pending batch behind a `void*`: `finalize` takes the work out, `destroy` frees the box.
+pub(crate) struct PendingHandle {
+    work: Mutex<Option<PendingProofs>>,
+    timings: Mutex<ProofTimings>,
+}
+
+/// Checks the raw arguments shared by every prove entry point and views the witnesses.
+///
+/// # Safety
+/// Pointers must be NULL or valid for `num_circuits` elements.
+unsafe fn request<'a>(
+    provers: *const Assignment,
+    num_circuits: usize,
+    r_s: *const Scalar,
+    s_s: *const Scalar,
+) -> Result<(Vec<Witness<'a>>, &'a [Scalar], &'a [Scalar])> {
+    if num_circuits == 0 {
+        return Err(Error::invalid("num_circuits is 0; there is nothing to prove"));
+    }
+    let provers = arg_slice(provers, num_circuits, "provers")?;
+    let r_s = arg_slice(r_s, num_circuits, "r_s")?;
+    let s_s = arg_slice(s_s, num_circuits, "s_s")?;
+    let witnesses = provers
+        .iter()
+        .enumerate()
+        .map(|(i, a)| a.view(i))
+        .collect::<Result<Vec<_>>>()?;
+    Ok((witnesses, r_s, s_s))
+}
+
+unsafe fn start(
+    provers: *const Assignment,
+    num_circuits: usize,
+    r_s: *const Scalar,
+    s_s: *const Scalar,
+    srs: *const SrsHandle,
+    gpu_lock: *mut c_void,
+    gpu_index: c_int,
+) -> Result<PendingProofs> {
+    let srs = arg(srs, "srs")?.get()?;
+    let (witnesses, r_s, s_s) = request(provers, num_circuits, r_s, s_s)?;
+    let options = ProveOptions {
+        lock: lock_arg(gpu_lock),
+        gpu_index,
+    };
+    prover::start(&srs, &witnesses, r_s, s_s, options)
+}
+
+fn write_proofs(out: &mut [Proof], proofs: Vec<Proof>) {
+    out.copy_from_slice(&proofs);
+}
+
+unsafe fn prove_into(
+    provers: *const Assignment,
+    num_circuits: usize,
+    r_s: *const Scalar,
+    s_s: *const Scalar,
+    proofs: *mut Proof,
+    srs: *const SrsHandle,
+    gpu_lock: *mut c_void,
+    gpu_index: c_int,
+) -> Result<()> {
+    if proofs.is_null() {
+        return Err(Error::NullArgument("proofs"));
+    }
+    let pending = start(provers, num_circuits, r_s, s_s, srs, gpu_lock, gpu_index)?;
+    let out = std::slice::from_raw_parts_mut(proofs, num_circuits);
+    write_proofs(out, pending.finalize()?);
+    Ok(())
+}
+
+/// Proves `num_circuits` circuits with randomness `r_s[i]`, `s_s[i]` into `proofs[i]`.
+///
+/// # Safety
+/// Arrays must hold `num_circuits` elements; each Assignment's pointers must be valid for the
+/// sizes it states.
+#[cfg(not(feature = "cuzk-abi"))]
+#[no_mangle]
+pub unsafe extern "C" fn generate_groth16_proofs_c(
+    provers: *const Assignment,
+    num_circuits: usize,
+    r_s: *const Scalar,
+    s_s: *const Scalar,
+    proofs: *mut Proof,
+    srs: *const SrsHandle,
+) -> CError {
+    guard(|| prove_into(provers, num_circuits, r_s, s_s, proofs, srs, std::ptr::null_mut(), -1))
+}
+
+/// Curio's form: as the 6-argument call, with the caller's GPU lock (NULL: the library's own)
+/// and a GPU index (`-1`: any).
+///
+/// # Safety
+/// As the 6-argument form; `gpu_lock` must be NULL or a live lock from `create_gpu_mutex`.
+#[cfg(feature = "cuzk-abi")]
+#[no_mangle]
+pub unsafe extern "C" fn generate_groth16_proofs_c(
+    provers: *const Assignment,
+    num_circuits: usize,
+    r_s: *const Scalar,
+    s_s: *const Scalar,
+    proofs: *mut Proof,
+    srs: *const SrsHandle,
+    gpu_lock: *mut c_void,
+    gpu_index: c_int,
+) -> CError {
+    guard(|| prove_into(provers, num_circuits, r_s, s_s, proofs, srs, gpu_lock, gpu_index))
+}
+
+/// Runs a batch up to the end of its GPU section and returns a pending handle in
+/// `*pending_out`. The caller's `a, b, c` arrays may be freed when this returns.
+/// Call `finalize_groth16_proof_c`, then `destroy_pending_proof` (always, exactly once).
+///
+/// # Safety
+/// As `generate_groth16_proofs_c`; `pending_out` must be writable.
+#[no_mangle]
+pub unsafe extern "C" fn generate_groth16_proofs_start_c(
+    provers: *const Assignment,
+    num_circuits: usize,
+    r_s: *const Scalar,
+    s_s: *const Scalar,
+    srs: *const SrsHandle,
+    gpu_lock: *mut c_void,
+    gpu_index: c_int,
+    pending_out: *mut *mut c_void,
+) -> CError {
+    guard(|| {
+        let out = arg_mut(pending_out, "pending_out")?;
+        *out = std::ptr::null_mut();
+        let pending = start(provers, num_circuits, r_s, s_s, srs, gpu_lock, gpu_index)?;
+        let handle = PendingHandle {
+            timings: Mutex::new(pending.timings()),
+            work: Mutex::new(Some(pending)),
+        };
+        *out = Box::into_raw(Box::new(handle)) as *mut c_void;
+        Ok(())
+    })
+}
+
+/// Finishes a pending batch (G2 MSM, epilogue) into `proofs[0 .. num_circuits]`.
+///
+/// # Safety
+/// `pending` must come from `generate_groth16_proofs_start_c` and not be destroyed;
+/// `proofs` must hold as many proofs as the batch has circuits.
+#[no_mangle]
+pub unsafe extern "C" fn finalize_groth16_proof_c(pending: *mut c_void, proofs: *mut Proof) -> CError {
+    guard(|| {
+        let handle = arg(pending as *const PendingHandle, "pending")?;
+        if proofs.is_null() {
+            return Err(Error::NullArgument("proofs"));
+        }
+        let work = handle
+            .work
+            .lock()
+            .take()
+            .ok_or(Error::InvalidHandle("this pending proof was already finalized"))?;
+        let n = work.len();
+        let result = work.finalize()?;
+        if let Some(t) = crate::telemetry::last_timings() {
+            *handle.timings.lock() = t;
+        }
+        write_proofs(std::slice::from_raw_parts_mut(proofs, n), result);
+        Ok(())
+    })
+}
+
+/// Frees a pending handle, finalized or not.
+///
+/// # Safety
+/// `pending` must be NULL or come from `generate_groth16_proofs_start_c`, destroyed once.
+#[no_mangle]
+pub unsafe extern "C" fn destroy_pending_proof(pending: *mut c_void) {
+    super::panic::guard_or((), || {
+        if !pending.is_null() {
+            drop(Box::from_raw(pending as *mut PendingHandle));
+        }
+    })
+}
+
+/// Copies the stage timings of a pending batch (complete once it is finalized) into `*out`.
+///
+/// # Safety
+/// `pending` must be a live pending handle, `out` writable.
+#[no_mangle]
+pub unsafe extern "C" fn groth16_pending_timings(pending: *const c_void, out: *mut ProofTimings) -> CError {
+    guard(|| {
+        let handle = arg(pending as *const PendingHandle, "pending")?;
+        *arg_mut(out, "out")? = *handle.timings.lock();
+        Ok(())
+    })
+}

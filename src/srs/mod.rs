@@ -1,0 +1,229 @@
+//! The structured reference string (proving key) loaded from a bellperson params file, shared
+//! between proofs and threads through a reference-counted handle.
+
+mod cache;
+mod decode;
+mod layout;
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use blst::{blst_p1_affine, blst_p2_affine};
+use blstrs::{G1Affine, G2Affine};
+use memmap2::Mmap;
+
+use crate::curve::{g1_affine_from_blst, g1_vec_from_blst, g2_affine_from_blst, g2_vec_from_blst};
+use crate::error::{Error, Result};
+use decode::{decode_one, decode_section, PointChecks};
+pub use layout::{Layout, Section, G1_BYTES, G2_BYTES, VK_FIXED_BYTES};
+
+pub use cache::{cached_paths, evict};
+
+/// The verifying key part of the params file.
+#[derive(Clone, Debug)]
+pub struct VerifyingKey {
+    pub alpha_g1: G1Affine,
+    pub beta_g1: G1Affine,
+    pub beta_g2: G2Affine,
+    pub gamma_g2: G2Affine,
+    pub delta_g1: G1Affine,
+    pub delta_g2: G2Affine,
+    /// One point per public input, the constant ONE first.
+    pub ic: Vec<G1Affine>,
+}
+
+/// The proving key: the verifying key and the five queries of the Groth16 paper.
+#[derive(Debug)]
+pub struct SrsData {
+    pub vk: VerifyingKey,
+    /// `h_query`: `2^K - 1` points for a domain of size `2^K`.
+    pub h: Vec<G1Affine>,
+    /// `l_query`: one point per aux variable.
+    pub l: Vec<G1Affine>,
+    /// `a_query`: all inputs, then the aux variables that appear in A.
+    pub a: Vec<G1Affine>,
+    /// `b_g1_query`: inputs, then aux variables, that appear in B.
+    pub b_g1: Vec<G1Affine>,
+    /// `b_g2_query`: as `b_g1`, over G2.
+    pub b_g2: Vec<G2Affine>,
+    /// Where it was loaded from.
+    pub path: PathBuf,
+    /// File size and load time, for throughput reports.
+    pub file_bytes: usize,
+    pub load_time: Duration,
+}
+
+/// A loaded SRS. Cloning adds a reference; the points are freed when the last one drops.
+#[derive(Clone, Debug)]
+pub struct Srs(Arc<SrsData>);
+
+/// How to load a params file.
+#[derive(Clone, Copy, Debug)]
+pub struct LoadOptions {
+    /// Also check that every point is in the prime-order subgroup. On-curve is always checked.
+    /// Default: the env var `GROTH16_C2_SRS_SUBGROUP_CHECK` is `1`.
+    pub subgroup_check: bool,
+}
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        LoadOptions {
+            subgroup_check: std::env::var("GROTH16_C2_SRS_SUBGROUP_CHECK").as_deref() == Ok("1"),
+        }
+    }
+}
+
+impl Srs {
+    /// Loads a params file. With `cache`, one load per path is shared (see [`evict`]).
+    pub fn new(path: impl AsRef<Path>, cache: bool) -> Result<Srs> {
+        if cache {
+            cache::load_shared(path.as_ref(), LoadOptions::default())
+        } else {
+            Srs::load(path.as_ref(), LoadOptions::default())
+        }
+    }
+
+    /// Loads a params file without the cache.
+    pub fn load(path: &Path, options: LoadOptions) -> Result<Srs> {
+        let start = Instant::now();
+        let io = |source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let file = File::open(path).map_err(io)?;
+        let len = file.metadata().map_err(io)?.len();
+        if len == 0 {
+            return Err(Error::MalformedParams {
+                path: path.to_path_buf(),
+                reason: "the file is empty".into(),
+            });
+        }
+        // SAFETY: the mapping is read-only and dropped before we return; a host that truncates
+        // the params file while it is being loaded is outside what any reader can survive.
+        let map = unsafe { Mmap::map(&file) }.map_err(io)?;
+        let _ = map.advise(memmap2::Advice::Sequential);
+        let data = parse(path, &map, options)?;
+        Ok(Srs(Arc::new(SrsData {
+            file_bytes: map.len(),
+            load_time: start.elapsed(),
+            ..data
+        })))
+    }
+
+    /// The number of handles (clones) alive, the cache's own included.
+    pub fn handle_count(&self) -> usize {
+        Arc::strong_count(&self.0)
+    }
+
+    /// Whether two handles share one load.
+    pub fn ptr_eq(&self, other: &Srs) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+
+    pub(crate) fn into_raw(self) -> *const SrsData {
+        Arc::into_raw(self.0)
+    }
+
+    /// # Safety
+    /// `ptr` must come from [`Srs::into_raw`] and own one reference.
+    pub(crate) unsafe fn from_raw(ptr: *const SrsData) -> Srs {
+        Srs(Arc::from_raw(ptr))
+    }
+
+    /// # Safety
+    /// `ptr` must come from [`Srs::into_raw`] and its reference must still be alive.
+    pub(crate) unsafe fn clone_raw(ptr: *const SrsData) -> Srs {
+        Arc::increment_strong_count(ptr);
+        Srs(Arc::from_raw(ptr))
+    }
+
+    /// Load throughput in MB/s (10^6 bytes).
+    pub fn load_mb_per_s(&self) -> f64 {
+        self.file_bytes as f64 / 1e6 / self.load_time.as_secs_f64().max(1e-9)
+    }
+}
+
+impl std::ops::Deref for Srs {
+    type Target = SrsData;
+    fn deref(&self) -> &SrsData {
+        &self.0
+    }
+}
+
+/// Parses a whole params file image.
+fn parse(path: &Path, file: &[u8], options: LoadOptions) -> Result<SrsData> {
+    let layout = Layout::parse(path, file)?;
+    let checks = PointChecks {
+        subgroup: options.subgroup_check,
+        reject_infinity: true,
+    };
+    let vk_checks = PointChecks {
+        reject_infinity: false,
+        ..checks
+    };
+    let g1_at = |name, at: usize| -> Result<G1Affine> {
+        decode_one::<blst_p1_affine>(path, name, &file[at..], vk_checks).map(g1_affine_from_blst)
+    };
+    let g2_at = |name, at: usize| -> Result<G2Affine> {
+        decode_one::<blst_p2_affine>(path, name, &file[at..], vk_checks).map(g2_affine_from_blst)
+    };
+    let release = |chunk: &[u8]| release_pages(chunk);
+    let g1 = |s: &Section| decode_section::<blst_p1_affine>(path, file, s, checks, &release);
+    let vk = VerifyingKey {
+        alpha_g1: g1_at("alpha_g1", 0)?,
+        beta_g1: g1_at("beta_g1", G1_BYTES)?,
+        beta_g2: g2_at("beta_g2", 2 * G1_BYTES)?,
+        gamma_g2: g2_at("gamma_g2", 2 * G1_BYTES + G2_BYTES)?,
+        delta_g1: g1_at("delta_g1", 2 * G1_BYTES + 2 * G2_BYTES)?,
+        delta_g2: g2_at("delta_g2", 3 * G1_BYTES + 2 * G2_BYTES)?,
+        ic: g1_vec_from_blst(decode_section::<blst_p1_affine>(
+            path,
+            file,
+            &layout.ic,
+            vk_checks,
+            &release,
+        )?),
+    };
+    Ok(SrsData {
+        vk,
+        h: g1_vec_from_blst(g1(&layout.h)?),
+        l: g1_vec_from_blst(g1(&layout.l)?),
+        a: g1_vec_from_blst(g1(&layout.a)?),
+        b_g1: g1_vec_from_blst(g1(&layout.b_g1)?),
+        b_g2: g2_vec_from_blst(decode_section::<blst_p2_affine>(
+            path,
+            file,
+            &layout.b_g2,
+            checks,
+            &release,
+        )?),
+        path: path.to_path_buf(),
+        file_bytes: file.len(),
+        load_time: Duration::ZERO,
+    })
+}
+
+/// Drops the whole pages inside `chunk` from this process's mapping once they are decoded, so
+/// the resident size tracks the decoded SRS only. The kernel keeps them in its page cache.
+fn release_pages(chunk: &[u8]) {
+    let page = page_size();
+    let start = chunk.as_ptr() as usize;
+    let first = start.div_ceil(page) * page;
+    let last = (start + chunk.len()) / page * page;
+    if last > first {
+        // SAFETY: [first, last) lies inside a read-only file mapping we own; MADV_DONTNEED on it
+        // only drops pages that are re-read from the file if touched again.
+        unsafe {
+            libc::madvise(first as *mut libc::c_void, last - first, libc::MADV_DONTNEED);
+        }
+    }
+}
+
+fn page_size() -> usize {
+    static PAGE: once_cell::sync::Lazy<usize> =
+        // SAFETY: sysconf has no preconditions.
+        once_cell::sync::Lazy::new(|| unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as usize);
+    *PAGE
+}
