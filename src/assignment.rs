@@ -93,15 +93,29 @@ fn words_for(bits: usize) -> usize {
 ///
 /// # Safety
 /// A non-NULL `ptr` must point to `len` readable, initialised `T`s that outlive `'a`.
-unsafe fn host_slice<'a, T>(ptr: *const T, len: usize, what: &str, index: usize) -> Result<&'a [T]> {
+unsafe fn host_slice<'a, T>(
+    ptr: *const T,
+    len: usize,
+    what: &str,
+    index: usize,
+) -> Result<&'a [T]> {
     if len == 0 {
         return Ok(&[]);
     }
     if ptr.is_null() {
-        return Err(Error::circuit(index, format!("`{what}` is NULL but its size is {len}")));
+        return Err(Error::circuit(
+            index,
+            format!("`{what}` is NULL but its size is {len}"),
+        ));
     }
     if (ptr as usize) % std::mem::align_of::<T>() != 0 {
-        return Err(Error::circuit(index, format!("`{what}` is not aligned to {} bytes", std::mem::align_of::<T>())));
+        return Err(Error::circuit(
+            index,
+            format!(
+                "`{what}` is not aligned to {} bytes",
+                std::mem::align_of::<T>()
+            ),
+        ));
     }
     Ok(std::slice::from_raw_parts(ptr, len))
 }
@@ -112,7 +126,11 @@ impl Assignment {
     /// # Safety
     /// Every non-NULL pointer must point to as many elements as its size field says.
     pub unsafe fn view<'a>(&self, index: usize) -> Result<Witness<'a>> {
-        let density = |ptr: *const u64, bit_len: usize, popcount: usize, what: &str| -> Result<Density<'a>> {
+        let density = |ptr: *const u64,
+                       bit_len: usize,
+                       popcount: usize,
+                       what: &str|
+         -> Result<Density<'a>> {
             let words = host_slice(ptr, words_for(bit_len), what, index)?;
             let d = Density::new(words, bit_len);
             if d.popcount != popcount {
@@ -127,11 +145,36 @@ impl Assignment {
             a: host_slice(self.a, self.abc_size, "a", index)?,
             b: host_slice(self.b, self.abc_size, "b", index)?,
             c: host_slice(self.c, self.abc_size, "c", index)?,
-            inputs: host_slice(self.inp_assignment_data, self.inp_assignment_size, "inp_assignment_data", index)?,
-            aux: host_slice(self.aux_assignment_data, self.aux_assignment_size, "aux_assignment_data", index)?,
-            a_aux_density: density(self.a_aux_density, self.a_aux_bit_len, self.a_aux_popcount, "a_aux_density")?,
-            b_inp_density: density(self.b_inp_density, self.b_inp_bit_len, self.b_inp_popcount, "b_inp_density")?,
-            b_aux_density: density(self.b_aux_density, self.b_aux_bit_len, self.b_aux_popcount, "b_aux_density")?,
+            inputs: host_slice(
+                self.inp_assignment_data,
+                self.inp_assignment_size,
+                "inp_assignment_data",
+                index,
+            )?,
+            aux: host_slice(
+                self.aux_assignment_data,
+                self.aux_assignment_size,
+                "aux_assignment_data",
+                index,
+            )?,
+            a_aux_density: density(
+                self.a_aux_density,
+                self.a_aux_bit_len,
+                self.a_aux_popcount,
+                "a_aux_density",
+            )?,
+            b_inp_density: density(
+                self.b_inp_density,
+                self.b_inp_bit_len,
+                self.b_inp_popcount,
+                "b_inp_density",
+            )?,
+            b_aux_density: density(
+                self.b_aux_density,
+                self.b_aux_bit_len,
+                self.b_aux_popcount,
+                "b_aux_density",
+            )?,
         };
         Ok(w)
     }
@@ -148,7 +191,9 @@ impl Witness<'_> {
         let fail = |reason: String| Err(Error::circuit(index, reason));
         let (inp, aux) = (self.inputs.len(), self.aux.len());
         if self.a.is_empty() {
-            return fail("abc_size is 0; a circuit has at least the input constraint of ONE".into());
+            return fail(
+                "abc_size is 0; a circuit has at least the input constraint of ONE".into(),
+            );
         }
         if inp == 0 {
             return fail("inp_assignment_size is 0; the constant input ONE comes first".into());

@@ -13,6 +13,8 @@ pub mod ffi;
 pub mod lock;
 pub mod prover;
 pub mod srs;
+#[cfg(feature = "bellpepper")]
+pub mod synthetic;
 pub mod telemetry;
 pub mod verify;
 #[cfg(feature = "bellpepper")]

@@ -21,7 +21,8 @@ impl GpuLock {
 /// Devices the library keeps a lock for when the host passes none. The CPU backend has one.
 const OWN_LOCKS: usize = 16;
 
-static LIBRARY_LOCKS: Lazy<Vec<GpuLock>> = Lazy::new(|| (0..OWN_LOCKS).map(|_| GpuLock::new()).collect());
+static LIBRARY_LOCKS: Lazy<Vec<GpuLock>> =
+    Lazy::new(|| (0..OWN_LOCKS).map(|_| GpuLock::new()).collect());
 
 /// The library's own lock for `device`.
 pub fn library_lock(device: usize) -> &'static GpuLock {

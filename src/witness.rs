@@ -4,7 +4,9 @@
 //! non-zero coefficient in A (aux only) and B (inputs and aux). Rust hosts and tests use it to
 //! prove any bellpepper circuit through this library.
 
-use bellpepper_core::{Circuit, ConstraintSystem, Index, LinearCombination, SynthesisError, Variable};
+use bellpepper_core::{
+    Circuit, ConstraintSystem, Index, LinearCombination, SynthesisError, Variable,
+};
 use blstrs::Scalar;
 use ff::Field;
 
@@ -110,7 +112,12 @@ impl WitnessRecorder {
         cs.alloc_input(|| "", || Ok(Scalar::ONE))?;
         circuit.synthesize(&mut cs)?;
         for i in 0..cs.inputs.len() {
-            cs.enforce(|| "", |lc| lc + Variable::new_unchecked(Index::Input(i)), |lc| lc, |lc| lc);
+            cs.enforce(
+                || "",
+                |lc| lc + Variable::new_unchecked(Index::Input(i)),
+                |lc| lc,
+                |lc| lc,
+            );
         }
         Ok(cs)
     }
@@ -170,7 +177,11 @@ fn eval_tracking(
     let mut acc = Scalar::ZERO;
     for (&i, coeff) in lc.iter_inputs() {
         if !bool::from(coeff.is_zero()) {
-            acc += if *coeff == Scalar::ONE { inputs[i] } else { inputs[i] * coeff };
+            acc += if *coeff == Scalar::ONE {
+                inputs[i]
+            } else {
+                inputs[i] * coeff
+            };
             if let Some(d) = input_density.as_deref_mut() {
                 d.set(i);
             }
@@ -178,7 +189,11 @@ fn eval_tracking(
     }
     for (&i, coeff) in lc.iter_aux() {
         if !bool::from(coeff.is_zero()) {
-            acc += if *coeff == Scalar::ONE { aux[i] } else { aux[i] * coeff };
+            acc += if *coeff == Scalar::ONE {
+                aux[i]
+            } else {
+                aux[i] * coeff
+            };
             if let Some(d) = aux_density.as_deref_mut() {
                 d.set(i);
             }
@@ -229,7 +244,13 @@ impl ConstraintSystem<Scalar> for WitnessRecorder {
         let b = b(LinearCombination::zero());
         let c = c(LinearCombination::zero());
         // Inputs have full density in A (the input constraints), so only aux is tracked there.
-        let a_val = eval_tracking(&a, None, Some(&mut self.a_aux_density), &self.inputs, &self.aux);
+        let a_val = eval_tracking(
+            &a,
+            None,
+            Some(&mut self.a_aux_density),
+            &self.inputs,
+            &self.aux,
+        );
         let b_val = eval_tracking(
             &b,
             Some(&mut self.b_inp_density),

@@ -29,11 +29,21 @@ pub trait Backend: Send + Sync {
     /// `sum(points[i] for i in indices)`.
     fn g1_sum(&self, points: &[G1Affine], indices: &[u32]) -> Result<G1Projective>;
     /// `sum(scalars[k] * points[indices[k]])`, scalars canonical.
-    fn g1_msm(&self, points: &[G1Affine], indices: &[u32], scalars: &[blst_scalar]) -> Result<G1Projective>;
+    fn g1_msm(
+        &self,
+        points: &[G1Affine],
+        indices: &[u32],
+        scalars: &[blst_scalar],
+    ) -> Result<G1Projective>;
     /// As `g1_sum`, over G2.
     fn g2_sum(&self, points: &[G2Affine], indices: &[u32]) -> Result<G2Projective>;
     /// As `g1_msm`, over G2.
-    fn g2_msm(&self, points: &[G2Affine], indices: &[u32], scalars: &[blst_scalar]) -> Result<G2Projective>;
+    fn g2_msm(
+        &self,
+        points: &[G2Affine],
+        indices: &[u32],
+        scalars: &[blst_scalar],
+    ) -> Result<G2Projective>;
 }
 
 /// The backend this build uses.

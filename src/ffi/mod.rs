@@ -11,7 +11,13 @@ mod srs;
 mod util;
 
 pub use error::CError;
-pub use srs::SrsHandle;
+pub use lock::{create_gpu_mutex, destroy_gpu_mutex};
+pub use prove::{
+    destroy_pending_proof, finalize_groth16_proof_c, generate_groth16_proofs_c,
+    generate_groth16_proofs_start_c, groth16_pending_timings,
+};
+pub use srs::{clone_SRS, create_SRS, drop_SRS, evict_SRS, SrsHandle};
+pub use util::{groth16_c2_backend, groth16_c2_last_timings, verify_groth16_proof_c};
 
 /// A reference to `*ptr`, or a "null pointer passed as `name`" error.
 ///
@@ -33,7 +39,11 @@ pub(crate) unsafe fn arg_mut<'a, T>(ptr: *mut T, name: &'static str) -> crate::R
 ///
 /// # Safety
 /// A non-NULL `ptr` must point to `len` valid `T`s that outlive the slice.
-pub(crate) unsafe fn arg_slice<'a, T>(ptr: *const T, len: usize, name: &'static str) -> crate::Result<&'a [T]> {
+pub(crate) unsafe fn arg_slice<'a, T>(
+    ptr: *const T,
+    len: usize,
+    name: &'static str,
+) -> crate::Result<&'a [T]> {
     if ptr.is_null() {
         return Err(crate::Error::NullArgument(name));
     }

@@ -27,7 +27,10 @@ pub(crate) fn guard(f: impl FnOnce() -> Result<()>) -> CError {
 /// Runs `f` for a function that cannot report errors; a panic returns `fallback`.
 pub(crate) fn guard_or<T>(fallback: T, f: impl FnOnce() -> T) -> T {
     catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|payload| {
-        eprintln!("groth16-c2: internal error (panic): {}", panic_message(payload));
+        eprintln!(
+            "groth16-c2: internal error (panic): {}",
+            panic_message(payload)
+        );
         fallback
     })
 }

@@ -30,7 +30,9 @@ unsafe fn request<'a>(
     s_s: *const Scalar,
 ) -> Result<(Vec<Witness<'a>>, &'a [Scalar], &'a [Scalar])> {
     if num_circuits == 0 {
-        return Err(Error::invalid("num_circuits is 0; there is nothing to prove"));
+        return Err(Error::invalid(
+            "num_circuits is 0; there is nothing to prove",
+        ));
     }
     let provers = arg_slice(provers, num_circuits, "provers")?;
     let r_s = arg_slice(r_s, num_circuits, "r_s")?;
@@ -99,7 +101,18 @@ pub unsafe extern "C" fn generate_groth16_proofs_c(
     proofs: *mut Proof,
     srs: *const SrsHandle,
 ) -> CError {
-    guard(|| prove_into(provers, num_circuits, r_s, s_s, proofs, srs, std::ptr::null_mut(), -1))
+    guard(|| {
+        prove_into(
+            provers,
+            num_circuits,
+            r_s,
+            s_s,
+            proofs,
+            srs,
+            std::ptr::null_mut(),
+            -1,
+        )
+    })
 }
 
 /// Curio's form: as the 6-argument call, with the caller's GPU lock (NULL: the library's own)
@@ -119,7 +132,18 @@ pub unsafe extern "C" fn generate_groth16_proofs_c(
     gpu_lock: *mut c_void,
     gpu_index: c_int,
 ) -> CError {
-    guard(|| prove_into(provers, num_circuits, r_s, s_s, proofs, srs, gpu_lock, gpu_index))
+    guard(|| {
+        prove_into(
+            provers,
+            num_circuits,
+            r_s,
+            s_s,
+            proofs,
+            srs,
+            gpu_lock,
+            gpu_index,
+        )
+    })
 }
 
 /// Runs a batch up to the end of its GPU section and returns a pending handle in
@@ -158,17 +182,18 @@ pub unsafe extern "C" fn generate_groth16_proofs_start_c(
 /// `pending` must come from `generate_groth16_proofs_start_c` and not be destroyed;
 /// `proofs` must hold as many proofs as the batch has circuits.
 #[no_mangle]
-pub unsafe extern "C" fn finalize_groth16_proof_c(pending: *mut c_void, proofs: *mut Proof) -> CError {
+pub unsafe extern "C" fn finalize_groth16_proof_c(
+    pending: *mut c_void,
+    proofs: *mut Proof,
+) -> CError {
     guard(|| {
         let handle = arg(pending as *const PendingHandle, "pending")?;
         if proofs.is_null() {
             return Err(Error::NullArgument("proofs"));
         }
-        let work = handle
-            .work
-            .lock()
-            .take()
-            .ok_or(Error::InvalidHandle("this pending proof was already finalized"))?;
+        let work = handle.work.lock().take().ok_or(Error::InvalidHandle(
+            "this pending proof was already finalized",
+        ))?;
         let n = work.len();
         let result = work.finalize()?;
         if let Some(t) = crate::telemetry::last_timings() {
@@ -197,7 +222,10 @@ pub unsafe extern "C" fn destroy_pending_proof(pending: *mut c_void) {
 /// # Safety
 /// `pending` must be a live pending handle, `out` writable.
 #[no_mangle]
-pub unsafe extern "C" fn groth16_pending_timings(pending: *const c_void, out: *mut ProofTimings) -> CError {
+pub unsafe extern "C" fn groth16_pending_timings(
+    pending: *const c_void,
+    out: *mut ProofTimings,
+) -> CError {
     guard(|| {
         let handle = arg(pending as *const PendingHandle, "pending")?;
         *arg_mut(out, "out")? = *handle.timings.lock();

@@ -29,7 +29,9 @@ impl SrsHandle {
     /// The handle must be empty or hold a live reference made by this library.
     pub(crate) unsafe fn get(&self) -> crate::Result<Srs> {
         if self.ptr.is_null() {
-            return Err(Error::InvalidHandle("the SRS handle is empty (dropped or never created)"));
+            return Err(Error::InvalidHandle(
+                "the SRS handle is empty (dropped or never created)",
+            ));
         }
         Ok(Srs::clone_raw(self.ptr as *const SrsData))
     }
@@ -41,7 +43,11 @@ impl SrsHandle {
 /// # Safety
 /// `ret` must be writable; `path` a NUL-terminated string.
 #[no_mangle]
-pub unsafe extern "C" fn create_SRS(ret: *mut SrsHandle, path: *const c_char, cache: bool) -> CError {
+pub unsafe extern "C" fn create_SRS(
+    ret: *mut SrsHandle,
+    path: *const c_char,
+    cache: bool,
+) -> CError {
     guard(|| {
         let ret = arg_mut(ret, "ret")?;
         *ret = SrsHandle::empty();

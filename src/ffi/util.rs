@@ -23,12 +23,14 @@ pub extern "C" fn groth16_c2_backend() -> *const c_char {
 /// `out` must be NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn groth16_c2_last_timings(out: *mut ProofTimings) -> bool {
-    guard_or(false, || match (out.as_mut(), crate::telemetry::last_timings()) {
-        (Some(out), Some(t)) => {
-            *out = t;
-            true
+    guard_or(false, || {
+        match (out.as_mut(), crate::telemetry::last_timings()) {
+            (Some(out), Some(t)) => {
+                *out = t;
+                true
+            }
+            _ => false,
         }
-        _ => false,
     })
 }
 
@@ -59,4 +61,3 @@ pub unsafe extern "C" fn verify_groth16_proof_c(
         }
     })
 }
-

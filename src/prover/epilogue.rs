@@ -21,13 +21,8 @@ pub struct Answers {
 pub fn assemble(vk: &VerifyingKey, m: &Answers, r: Scalar, s: Scalar) -> Proof {
     let g_a = vk.delta_g1 * r + vk.alpha_g1 + m.a;
     let g_b = vk.delta_g2 * s + vk.beta_g2 + m.b_g2;
-    let g_c = m.a * s
-        + m.b_g1 * r
-        + vk.delta_g1 * (r * s)
-        + vk.alpha_g1 * s
-        + vk.beta_g1 * r
-        + m.h
-        + m.l;
+    let g_c =
+        m.a * s + m.b_g1 * r + vk.delta_g1 * (r * s) + vk.alpha_g1 * s + vk.beta_g1 * r + m.h + m.l;
     Proof {
         a: g_a.to_affine(),
         b: g_b.to_affine(),

@@ -73,7 +73,12 @@ pub struct PendingProofs {
 }
 
 /// Proves a batch of circuits in one call.
-pub fn prove(srs: &Srs, witnesses: &[Witness], r_s: &[Scalar], s_s: &[Scalar]) -> Result<Vec<Proof>> {
+pub fn prove(
+    srs: &Srs,
+    witnesses: &[Witness],
+    r_s: &[Scalar],
+    s_s: &[Scalar],
+) -> Result<Vec<Proof>> {
     start(srs, witnesses, r_s, s_s, ProveOptions::default())?.finalize()
 }
 
@@ -137,7 +142,9 @@ fn check_request(
     options: ProveOptions,
 ) -> Result<()> {
     if witnesses.is_empty() {
-        return Err(Error::invalid("num_circuits is 0; there is nothing to prove"));
+        return Err(Error::invalid(
+            "num_circuits is 0; there is nothing to prove",
+        ));
     }
     if r_s.len() != witnesses.len() || s_s.len() != witnesses.len() {
         return Err(Error::invalid(format!(
@@ -212,7 +219,8 @@ impl PendingProofs {
             .circuits
             .iter()
             .map(|c| {
-                let tail = backend.g2_msm(&self.srs.b_g2, &c.b_g2_tail_points, &c.b_g2_tail_scalars)?;
+                let tail =
+                    backend.g2_msm(&self.srs.b_g2, &c.b_g2_tail_points, &c.b_g2_tail_scalars)?;
                 Ok(c.device.b_g2_ones + tail)
             })
             .collect::<Result<_>>()?;
@@ -224,13 +232,18 @@ impl PendingProofs {
             .iter()
             .zip(b_g2)
             .map(|(c, b_g2)| {
-                epilogue::assemble(&self.srs.vk, &epilogue::Answers {
-                    h: c.device.h,
-                    l: c.device.l,
-                    a: c.device.a,
-                    b_g1: c.device.b_g1,
-                    b_g2,
-                }, c.r, c.s)
+                epilogue::assemble(
+                    &self.srs.vk,
+                    &epilogue::Answers {
+                        h: c.device.h,
+                        l: c.device.l,
+                        a: c.device.a,
+                        b_g1: c.device.b_g1,
+                        b_g2,
+                    },
+                    c.r,
+                    c.s,
+                )
             })
             .collect();
         timings.epilogue_ms = ms(t.elapsed());

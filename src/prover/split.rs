@@ -85,7 +85,11 @@ pub fn split_circuit(w: &Witness) -> CircuitSplit {
 
 /// Splits `scalars[j]` for every `j` selected by `density` (all when `None`); the k-th selected
 /// variable uses point `first_point + k`.
-pub fn split_query(scalars: &[Scalar], density: Option<&Density>, first_point: usize) -> QuerySplit {
+pub fn split_query(
+    scalars: &[Scalar],
+    density: Option<&Density>,
+    first_point: usize,
+) -> QuerySplit {
     let blocks = scalars.len().div_ceil(BLOCK);
     // Points used by each block, so every block knows where its points start.
     let mut starts: Vec<usize> = (0..blocks)

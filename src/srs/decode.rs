@@ -153,7 +153,11 @@ fn decode_into<P: Encoded>(
     encoded: &[u8],
     checks: PointChecks,
 ) -> Option<(usize, &'static str)> {
-    for (i, (slot, bytes)) in slots.iter_mut().zip(encoded.chunks_exact(P::BYTES)).enumerate() {
+    for (i, (slot, bytes)) in slots
+        .iter_mut()
+        .zip(encoded.chunks_exact(P::BYTES))
+        .enumerate()
+    {
         match P::decode(bytes, checks) {
             Ok(p) => {
                 slot.write(p);

@@ -104,7 +104,8 @@ impl Layout {
         }
         if layout.ic.count == 0 {
             return Err(malformed(
-                "section `ic` is empty; it needs at least the point for the constant input ONE".into(),
+                "section `ic` is empty; it needs at least the point for the constant input ONE"
+                    .into(),
             ));
         }
         Ok(layout)

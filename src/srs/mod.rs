@@ -179,11 +179,7 @@ fn parse(path: &Path, file: &[u8], options: LoadOptions) -> Result<SrsData> {
         delta_g1: g1_at("delta_g1", 2 * G1_BYTES + 2 * G2_BYTES)?,
         delta_g2: g2_at("delta_g2", 3 * G1_BYTES + 2 * G2_BYTES)?,
         ic: g1_vec_from_blst(decode_section::<blst_p1_affine>(
-            path,
-            file,
-            &layout.ic,
-            vk_checks,
-            &release,
+            path, file, &layout.ic, vk_checks, &release,
         )?),
     };
     Ok(SrsData {
@@ -216,7 +212,11 @@ fn release_pages(chunk: &[u8]) {
         // SAFETY: [first, last) lies inside a read-only file mapping we own; MADV_DONTNEED on it
         // only drops pages that are re-read from the file if touched again.
         unsafe {
-            libc::madvise(first as *mut libc::c_void, last - first, libc::MADV_DONTNEED);
+            libc::madvise(
+                first as *mut libc::c_void,
+                last - first,
+                libc::MADV_DONTNEED,
+            );
         }
     }
 }

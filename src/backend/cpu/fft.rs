@@ -108,7 +108,13 @@ fn butterfly(x: &mut Scalar, y: &mut Scalar, w: &Scalar) {
     *x += t;
 }
 
-fn butterflies(block: &mut [Scalar], half: usize, twiddles: &[Scalar], stride: usize, first: usize) {
+fn butterflies(
+    block: &mut [Scalar],
+    half: usize,
+    twiddles: &[Scalar],
+    stride: usize,
+    first: usize,
+) {
     let (lo, hi) = block.split_at_mut(half);
     for (j, (x, y)) in lo.iter_mut().zip(hi.iter_mut()).enumerate() {
         butterfly(x, y, &twiddles[(first + j) * stride]);

@@ -45,7 +45,12 @@ impl Backend for CpuBackend {
         )))
     }
 
-    fn g1_msm(&self, points: &[G1Affine], indices: &[u32], scalars: &[blst_scalar]) -> Result<G1Projective> {
+    fn g1_msm(
+        &self,
+        points: &[G1Affine],
+        indices: &[u32],
+        scalars: &[blst_scalar],
+    ) -> Result<G1Projective> {
         Ok(g1_from_blst(msm::msm::<blst_p1>(
             g1_affine_as_blst(points),
             indices,
@@ -60,7 +65,12 @@ impl Backend for CpuBackend {
         )))
     }
 
-    fn g2_msm(&self, points: &[G2Affine], indices: &[u32], scalars: &[blst_scalar]) -> Result<G2Projective> {
+    fn g2_msm(
+        &self,
+        points: &[G2Affine],
+        indices: &[u32],
+        scalars: &[blst_scalar],
+    ) -> Result<G2Projective> {
         Ok(g2_from_blst(msm::msm::<blst_p2>(
             g2_affine_as_blst(points),
             indices,

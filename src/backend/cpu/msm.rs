@@ -32,7 +32,11 @@ pub trait BlstCurve: Sized + Copy + Default + Send + Sync {
     fn scratch_bytes(n: usize) -> usize;
     /// # Safety
     /// `points`/`scalars` hold `n` valid entries; `scratch` is large enough.
-    unsafe fn msm(points: &[*const Self::Affine], scalars: &[blst_scalar], scratch: &mut [limb_t]) -> Self;
+    unsafe fn msm(
+        points: &[*const Self::Affine],
+        scalars: &[blst_scalar],
+        scratch: &mut [limb_t],
+    ) -> Self;
     /// # Safety
     /// As `msm`, with `n >= 2` and `scratch` sized for `window`.
     unsafe fn tile(
@@ -69,10 +73,21 @@ macro_rules! blst_curve {
                 // SAFETY: a pure size computation.
                 unsafe { $scratch(n) }
             }
-            unsafe fn msm(points: &[*const $aff], scalars: &[blst_scalar], scratch: &mut [limb_t]) -> Self {
+            unsafe fn msm(
+                points: &[*const $aff],
+                scalars: &[blst_scalar],
+                scratch: &mut [limb_t],
+            ) -> Self {
                 let mut r = <$proj>::default();
                 let s = [scalars.as_ptr().cast::<u8>(), std::ptr::null()];
-                $msm(&mut r, points.as_ptr(), points.len(), s.as_ptr(), SCALAR_BITS, scratch.as_mut_ptr());
+                $msm(
+                    &mut r,
+                    points.as_ptr(),
+                    points.len(),
+                    s.as_ptr(),
+                    SCALAR_BITS,
+                    scratch.as_mut_ptr(),
+                );
                 r
             }
             unsafe fn tile(
@@ -123,7 +138,10 @@ blst_curve!(
 
 /// Pointer to each selected point.
 fn gather<A>(points: &[A], indices: &[u32]) -> Vec<*const A> {
-    indices.iter().map(|&i| &points[i as usize] as *const A).collect()
+    indices
+        .iter()
+        .map(|&i| &points[i as usize] as *const A)
+        .collect()
 }
 
 struct SendPtrs<A>(Vec<*const A>);
@@ -177,9 +195,12 @@ pub fn msm<C: BlstCurve>(points: &[C::Affine], indices: &[u32], scalars: &[blst_
     }
     let threads = rayon::current_num_threads();
     let window = window_for(n);
-    let windows = SCALAR_BITS.div_ceil(window);
+    // Signed (Booth) digits carry into one more window above the top bit, as in blst.
+    let windows = SCALAR_BITS / window + 1;
     // Enough tiles to keep every core busy, each with at least SMALL_MSM / 2 points.
-    let runs = (2 * threads).div_ceil(windows).clamp(1, n / (SMALL_MSM / 2));
+    let runs = (2 * threads)
+        .div_ceil(windows)
+        .clamp(1, n / (SMALL_MSM / 2));
     // blst's XYZZ bucket size: the scratch for one point uses a window of 1, i.e. one bucket.
     let bucket_bytes = C::scratch_bytes(1);
     let scratch_words = (bucket_bytes << (window - 1)).div_ceil(8);
@@ -193,7 +214,15 @@ pub fn msm<C: BlstCurve>(points: &[C::Affine], indices: &[u32], scalars: &[blst_
             |scratch, &(w, r)| {
                 let (lo, hi) = (r * n / runs, (r + 1) * n / runs);
                 // SAFETY: lo..hi has at least n / runs >= 32 points, scratch sized for window.
-                let t = unsafe { C::tile(&ptrs.get()[lo..hi], &scalars[lo..hi], scratch, w * window, window) };
+                let t = unsafe {
+                    C::tile(
+                        &ptrs.get()[lo..hi],
+                        &scalars[lo..hi],
+                        scratch,
+                        w * window,
+                        window,
+                    )
+                };
                 (w, t)
             },
         )
@@ -228,11 +257,19 @@ mod tests {
     #[test]
     fn g1_msm_and_sum_match_naive() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
-        let pts: Vec<G1Affine> = (0..300).map(|_| G1Projective::random(&mut rng).to_affine()).collect();
+        let pts: Vec<G1Affine> = (0..300)
+            .map(|_| G1Projective::random(&mut rng).to_affine())
+            .collect();
         for n in [1usize, 2, 3, 31, 63, 64, 65, 200, 1000] {
             let idx: Vec<u32> = (0..n).map(|i| ((i * 7) % pts.len()) as u32).collect();
             let sc: Vec<Scalar> = (0..n)
-                .map(|i| if i % 5 == 0 { -Scalar::ONE } else { Scalar::random(&mut rng) })
+                .map(|i| {
+                    if i % 5 == 0 {
+                        -Scalar::ONE
+                    } else {
+                        Scalar::random(&mut rng)
+                    }
+                })
                 .collect();
             let mut expect = G1Projective::identity();
             let mut sum = G1Projective::identity();
@@ -251,7 +288,9 @@ mod tests {
     #[test]
     fn g2_msm_and_sum_match_naive() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(4);
-        let pts: Vec<G2Affine> = (0..100).map(|_| G2Projective::random(&mut rng).to_affine()).collect();
+        let pts: Vec<G2Affine> = (0..100)
+            .map(|_| G2Projective::random(&mut rng).to_affine())
+            .collect();
         for n in [1usize, 2, 70, 150] {
             let idx: Vec<u32> = (0..n).map(|i| (i % pts.len()) as u32).collect();
             let sc: Vec<Scalar> = (0..n).map(|_| Scalar::random(&mut rng)).collect();
@@ -262,8 +301,14 @@ mod tests {
                 sum += pts[*i as usize];
             }
             let bs: Vec<blst_scalar> = sc.iter().map(canonical).collect();
-            assert_eq!(g2_from_blst(msm::<blst_p2>(g2_affine_as_blst(&pts), &idx, &bs)), expect);
-            assert_eq!(g2_from_blst(batch_add::<blst_p2>(g2_affine_as_blst(&pts), &idx)), sum);
+            assert_eq!(
+                g2_from_blst(msm::<blst_p2>(g2_affine_as_blst(&pts), &idx, &bs)),
+                expect
+            );
+            assert_eq!(
+                g2_from_blst(batch_add::<blst_p2>(g2_affine_as_blst(&pts), &idx)),
+                sum
+            );
         }
     }
 

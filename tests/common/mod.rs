@@ -1,0 +1,320 @@
+//! Shared test support: reference circuits, bellperson params written to temp files, and
+//! safe wrappers around the C ABI so tests exercise exactly what hosts call.
+#![allow(dead_code)]
+
+use std::ffi::{CStr, CString};
+use std::path::{Path, PathBuf};
+
+use bellpepper_core::{
+    boolean::Boolean, num::AllocatedNum, Circuit, ConstraintSystem, SynthesisError,
+};
+use bellperson::groth16::{self, Parameters};
+use blstrs::{Bls12, Scalar};
+use ff::Field;
+use groth16_c2::ffi::{CError, SrsHandle};
+use groth16_c2::witness::{RecordedWitness, WitnessRecorder};
+use groth16_c2::{Assignment, Proof};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+pub fn rng(seed: u64) -> ChaCha8Rng {
+    ChaCha8Rng::seed_from_u64(seed)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Circuits
+
+/// MiMC-style chain: `x_{i+1} = (x_i + k_i)^3`, the last value public (one public input).
+#[derive(Clone)]
+pub struct MimcChain {
+    pub start: Option<Scalar>,
+    pub rounds: usize,
+}
+
+impl MimcChain {
+    fn constant(i: usize) -> Scalar {
+        Scalar::from((i as u64) * 7 + 3)
+    }
+
+    pub fn output(&self) -> Scalar {
+        let mut x = self.start.unwrap();
+        for i in 0..self.rounds {
+            let t = x + Self::constant(i);
+            x = t.square() * t;
+        }
+        x
+    }
+}
+
+impl Circuit<Scalar> for MimcChain {
+    fn synthesize<CS: ConstraintSystem<Scalar>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        let mut x_val = self.start;
+        let mut x = cs.alloc(|| "x0", || x_val.ok_or(SynthesisError::AssignmentMissing))?;
+        for i in 0..self.rounds {
+            let k = Self::constant(i);
+            let t_val = x_val.map(|x| x + k);
+            let sq_val = t_val.map(|t| t.square());
+            let sq = cs.alloc(
+                || format!("sq {i}"),
+                || sq_val.ok_or(SynthesisError::AssignmentMissing),
+            )?;
+            cs.enforce(
+                || format!("sq {i}"),
+                |lc| lc + x + (k, CS::one()),
+                |lc| lc + x + (k, CS::one()),
+                |lc| lc + sq,
+            );
+            let cube_val = sq_val.zip(t_val).map(|(s, t)| s * t);
+            let last = i + 1 == self.rounds;
+            let cube = if last {
+                cs.alloc_input(
+                    || "out",
+                    || cube_val.ok_or(SynthesisError::AssignmentMissing),
+                )?
+            } else {
+                cs.alloc(
+                    || format!("cube {i}"),
+                    || cube_val.ok_or(SynthesisError::AssignmentMissing),
+                )?
+            };
+            cs.enforce(
+                || format!("cube {i}"),
+                |lc| lc + sq,
+                |lc| lc + x + (k, CS::one()),
+                |lc| lc + cube,
+            );
+            x = cube;
+            x_val = cube_val;
+        }
+        Ok(())
+    }
+}
+
+/// bellperson's SHA-256 gadget on a short message; the digest packed into public inputs.
+#[derive(Clone)]
+pub struct Sha256Circuit {
+    pub message: Option<Vec<u8>>,
+    pub len: usize,
+}
+
+impl Sha256Circuit {
+    pub fn digest_inputs(&self) -> Vec<Scalar> {
+        use sha2::Digest;
+        let digest = sha2::Sha256::digest(self.message.as_ref().unwrap());
+        let bits: Vec<bool> = digest
+            .iter()
+            .flat_map(|b| (0..8).rev().map(move |i| (b >> i) & 1 == 1))
+            .collect();
+        bellperson::gadgets::multipack::compute_multipacking(&bits)
+    }
+}
+
+impl Circuit<Scalar> for Sha256Circuit {
+    fn synthesize<CS: ConstraintSystem<Scalar>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        let mut bits = Vec::with_capacity(self.len * 8);
+        for i in 0..self.len * 8 {
+            let v = self
+                .message
+                .as_ref()
+                .map(|m| (m[i / 8] >> (7 - i % 8)) & 1 == 1);
+            bits.push(Boolean::from(
+                bellpepper_core::boolean::AllocatedBit::alloc(
+                    cs.namespace(|| format!("bit {i}")),
+                    v,
+                )?,
+            ));
+        }
+        let digest = bellperson::gadgets::sha256::sha256(cs.namespace(|| "sha256"), &bits)?;
+        bellperson::gadgets::multipack::pack_into_inputs(cs.namespace(|| "pack"), &digest)
+    }
+}
+
+/// Many public inputs: `x_i * x_i = y_i` with every `y_i` public.
+#[derive(Clone)]
+pub struct ManyInputs {
+    pub xs: Option<Vec<Scalar>>,
+    pub count: usize,
+}
+
+impl ManyInputs {
+    pub fn outputs(&self) -> Vec<Scalar> {
+        self.xs
+            .as_ref()
+            .unwrap()
+            .iter()
+            .map(|x| x.square())
+            .collect()
+    }
+}
+
+impl Circuit<Scalar> for ManyInputs {
+    fn synthesize<CS: ConstraintSystem<Scalar>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        for i in 0..self.count {
+            let xv = self.xs.as_ref().map(|v| v[i]);
+            let x = AllocatedNum::alloc(cs.namespace(|| format!("x {i}")), || {
+                xv.ok_or(SynthesisError::AssignmentMissing)
+            })?;
+            let y = x.square(cs.namespace(|| format!("sq {i}")))?;
+            y.inputize(cs.namespace(|| format!("y {i}")))?;
+        }
+        Ok(())
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Params
+
+/// A bellperson params file in a temp dir that lives as long as this value.
+pub struct ParamsFile {
+    pub params: Parameters<Bls12>,
+    pub path: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+/// Generates params for `blank` with bellperson and writes them with `Parameters::write`.
+pub fn params_file<C: Circuit<Scalar>>(blank: C, seed: u64) -> ParamsFile {
+    let params = groth16::generate_random_parameters::<Bls12, _, _>(blank, &mut rng(seed)).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("circuit.params");
+    let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    params.write(&mut f).unwrap();
+    drop(f);
+    ParamsFile {
+        params,
+        path,
+        _dir: dir,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The C ABI, wrapped
+
+/// Turns a C error into `Ok` or `(code, message)`, freeing the message as hosts do.
+pub fn take_error(e: CError) -> Result<(), (i32, String)> {
+    if e.code == 0 {
+        assert!(e.message.is_null());
+        return Ok(());
+    }
+    assert!(!e.message.is_null(), "errors carry a message");
+    // SAFETY: the library returns a NUL-terminated malloc'ed string.
+    let msg = unsafe { CStr::from_ptr(e.message) }
+        .to_string_lossy()
+        .into_owned();
+    unsafe { libc::free(e.message.cast()) };
+    Err((e.code, msg))
+}
+
+/// An SRS handle dropped with `drop_SRS`.
+pub struct CSrs(pub SrsHandle);
+
+impl CSrs {
+    pub fn load(path: &Path, cache: bool) -> Result<CSrs, (i32, String)> {
+        let c = CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+        let mut h = SrsHandle {
+            ptr: std::ptr::null(),
+        };
+        take_error(unsafe { groth16_c2::ffi::create_SRS(&mut h, c.as_ptr(), cache) })?;
+        assert!(!h.ptr.is_null());
+        Ok(CSrs(h))
+    }
+
+    pub fn clone_handle(&self) -> CSrs {
+        CSrs(unsafe { groth16_c2::ffi::clone_SRS(&self.0) })
+    }
+}
+
+impl Drop for CSrs {
+    fn drop(&mut self) {
+        unsafe { groth16_c2::ffi::drop_SRS(&mut self.0) };
+    }
+}
+
+/// `generate_groth16_proofs_c` over recorded witnesses.
+pub fn prove_c(
+    srs: &CSrs,
+    witnesses: &[&RecordedWitness],
+    r: &[Scalar],
+    s: &[Scalar],
+) -> Result<Vec<Proof>, (i32, String)> {
+    let assignments: Vec<Assignment> = witnesses.iter().map(|w| w.assignment()).collect();
+    prove_raw(srs, &assignments, r, s)
+}
+
+/// `generate_groth16_proofs_c` over raw assignments (for bad-input tests).
+pub fn prove_raw(
+    srs: &CSrs,
+    assignments: &[Assignment],
+    r: &[Scalar],
+    s: &[Scalar],
+) -> Result<Vec<Proof>, (i32, String)> {
+    let mut proofs = vec![zero_proof(); assignments.len()];
+    take_error(unsafe {
+        call_generate(
+            assignments.as_ptr(),
+            assignments.len(),
+            r.as_ptr(),
+            s.as_ptr(),
+            proofs.as_mut_ptr(),
+            &srs.0,
+        )
+    })?;
+    Ok(proofs)
+}
+
+/// Calls whichever form of `generate_groth16_proofs_c` this build exports.
+///
+/// # Safety
+/// As the C function.
+pub unsafe fn call_generate(
+    provers: *const Assignment,
+    n: usize,
+    r: *const Scalar,
+    s: *const Scalar,
+    proofs: *mut Proof,
+    srs: *const SrsHandle,
+) -> CError {
+    #[cfg(not(feature = "cuzk-abi"))]
+    return groth16_c2::ffi::generate_groth16_proofs_c(provers, n, r, s, proofs, srs);
+    #[cfg(feature = "cuzk-abi")]
+    return groth16_c2::ffi::generate_groth16_proofs_c(
+        provers,
+        n,
+        r,
+        s,
+        proofs,
+        srs,
+        std::ptr::null_mut(),
+        -1,
+    );
+}
+
+pub fn zero_proof() -> Proof {
+    // SAFETY: all-zero bytes are the identity points of each coordinate type.
+    unsafe { std::mem::zeroed() }
+}
+
+/// Our proof as bellperson's type.
+pub fn to_bellperson(p: &Proof) -> groth16::Proof<Bls12> {
+    groth16::Proof {
+        a: p.a,
+        b: p.b,
+        c: p.c,
+    }
+}
+
+/// bellperson's serialized proof bytes.
+pub fn proof_bytes(p: &groth16::Proof<Bls12>) -> Vec<u8> {
+    let mut v = Vec::new();
+    p.write(&mut v).unwrap();
+    v
+}
+
+/// Records a circuit's witness as bellperson does.
+pub fn record<C: Circuit<Scalar>>(c: C) -> RecordedWitness {
+    WitnessRecorder::record(c).unwrap()
+}
+
+pub fn random_scalars(n: usize, seed: u64) -> Vec<Scalar> {
+    let mut r = rng(seed);
+    (0..n).map(|_| Scalar::random(&mut r)).collect()
+}
