@@ -89,6 +89,13 @@ fn words_for(bits: usize) -> usize {
     bits.div_ceil(64)
 }
 
+/// Whether `len` elements of `T` can be one array in memory (at most `isize::MAX` bytes), as
+/// `slice::from_raw_parts` requires. A larger size can only be a host bug.
+pub(crate) fn fits_in_memory<T>(len: usize) -> bool {
+    len.checked_mul(std::mem::size_of::<T>())
+        .is_some_and(|bytes| bytes <= isize::MAX as usize)
+}
+
 /// Makes a slice from a host pointer, refusing NULL unless the slice is empty.
 ///
 /// # Safety
@@ -108,6 +115,12 @@ unsafe fn host_slice<'a, T>(
             format!("`{what}` is NULL but its size is {len}"),
         ));
     }
+    if !fits_in_memory::<T>(len) {
+        return Err(Error::circuit(
+            index,
+            format!("`{what}` has a size of {len}, more than fits in memory"),
+        ));
+    }
     if (ptr as usize) % std::mem::align_of::<T>() != 0 {
         return Err(Error::circuit(
             index,
@@ -121,11 +134,55 @@ unsafe fn host_slice<'a, T>(
 }
 
 impl Assignment {
+    /// Checks the variable counts against the SRS from the size fields alone, before any host
+    /// memory is read: a count that disagrees with the SRS is reported, not read past the
+    /// host's buffers (the density bits are read to check their popcounts).
+    pub fn check_sizes(&self, srs: &SrsData, index: usize) -> Result<()> {
+        let (inp, aux) = (self.inp_assignment_size, self.aux_assignment_size);
+        if srs.vk.ic.len() != inp {
+            return Err(Error::circuit(index, format!(
+                "inp_assignment_size is {inp} but the SRS verifying key has {} public inputs (ic points)",
+                srs.vk.ic.len()
+            )));
+        }
+        if srs.l.len() != aux {
+            return Err(Error::circuit(
+                index,
+                format!(
+                    "aux_assignment_size is {aux} but the SRS's l query has {} points",
+                    srs.l.len()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     /// Turns the host's raw struct into a view, checking pointers, bit lengths and popcounts.
     ///
     /// # Safety
     /// Every non-NULL pointer must point to as many elements as its size field says.
     pub unsafe fn view<'a>(&self, index: usize) -> Result<Witness<'a>> {
+        // Bit lengths first, from the size fields: the bits are read (to count them) only
+        // once they are known to cover exactly the variables the host says it has.
+        let (inp, aux) = (self.inp_assignment_size, self.aux_assignment_size);
+        if self.a_aux_bit_len != aux || self.b_aux_bit_len != aux {
+            return Err(Error::circuit(
+                index,
+                format!(
+                    "aux density lengths ({} for a, {} for b) differ from aux_assignment_size {aux}",
+                    self.a_aux_bit_len, self.b_aux_bit_len
+                ),
+            ));
+        }
+        if self.b_inp_bit_len != inp {
+            return Err(Error::circuit(
+                index,
+                format!(
+                    "b_inp_bit_len {} differs from inp_assignment_size {inp}",
+                    self.b_inp_bit_len
+                ),
+            ));
+        }
         let density = |ptr: *const u64,
                        bit_len: usize,
                        popcount: usize,

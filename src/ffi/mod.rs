@@ -47,5 +47,10 @@ pub(crate) unsafe fn arg_slice<'a, T>(
     if ptr.is_null() {
         return Err(crate::Error::NullArgument(name));
     }
+    if !crate::assignment::fits_in_memory::<T>(len) {
+        return Err(crate::Error::invalid(format!(
+            "`{name}` would hold {len} elements, more than fit in memory"
+        )));
+    }
     Ok(std::slice::from_raw_parts(ptr, len))
 }

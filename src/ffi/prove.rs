@@ -11,6 +11,7 @@ use super::{arg, arg_mut, arg_slice, CError, SrsHandle};
 use crate::assignment::{Assignment, Witness};
 use crate::error::{Error, Result};
 use crate::prover::{self, PendingProofs, Proof, ProveOptions};
+use crate::srs::SrsData;
 use crate::telemetry::ProofTimings;
 
 /// A pending batch behind a `void*`: `finalize` takes the work out, `destroy` frees the box.
@@ -24,6 +25,7 @@ pub(crate) struct PendingHandle {
 /// # Safety
 /// Pointers must be NULL or valid for `num_circuits` elements.
 unsafe fn request<'a>(
+    srs: &SrsData,
     provers: *const Assignment,
     num_circuits: usize,
     r_s: *const Scalar,
@@ -40,7 +42,10 @@ unsafe fn request<'a>(
     let witnesses = provers
         .iter()
         .enumerate()
-        .map(|(i, a)| a.view(i))
+        .map(|(i, a)| {
+            a.check_sizes(srs, i)?;
+            a.view(i)
+        })
         .collect::<Result<Vec<_>>>()?;
     Ok((witnesses, r_s, s_s))
 }
@@ -55,7 +60,7 @@ unsafe fn start(
     gpu_index: c_int,
 ) -> Result<PendingProofs> {
     let srs = arg(srs, "srs")?.get()?;
-    let (witnesses, r_s, s_s) = request(provers, num_circuits, r_s, s_s)?;
+    let (witnesses, r_s, s_s) = request(&srs, provers, num_circuits, r_s, s_s)?;
     let options = ProveOptions {
         lock: lock_arg(gpu_lock),
         gpu_index,

@@ -108,8 +108,10 @@ pub fn start(
     let acquired = Instant::now();
     timings.mutex_wait_ms = ms(acquired - t);
     let device = device_section(backend, srs, witnesses, &splits, &mut timings);
-    drop(guard);
+    // Stamped before the unlock: a waiting worker may take the lock (and stamp its
+    // `acquired`) the moment it is released, and the spans must not overlap.
     let released = Instant::now();
+    drop(guard);
     timings.gpu_total_ms = ms(released - acquired);
     let device = device?;
 

@@ -7,7 +7,7 @@ mod layout;
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
 use blst::{blst_p1_affine, blst_p2_affine};
@@ -117,6 +117,19 @@ impl Srs {
         Arc::strong_count(&self.0)
     }
 
+    /// A reference that observes this SRS without keeping it loaded.
+    pub fn downgrade(&self) -> WeakSrs {
+        WeakSrs(Arc::downgrade(&self.0))
+    }
+
+    /// A new reference to the SRS behind a C handle, or `None` if the handle is empty.
+    ///
+    /// # Safety
+    /// The handle must be empty or hold a live reference made by this library.
+    pub unsafe fn from_handle(handle: &crate::ffi::SrsHandle) -> Option<Srs> {
+        handle.get().ok()
+    }
+
     /// Whether two handles share one load.
     pub fn ptr_eq(&self, other: &Srs) -> bool {
         Arc::ptr_eq(&self.0, &other.0)
@@ -142,6 +155,22 @@ impl Srs {
     /// Load throughput in MB/s (10^6 bytes).
     pub fn load_mb_per_s(&self) -> f64 {
         self.file_bytes as f64 / 1e6 / self.load_time.as_secs_f64().max(1e-9)
+    }
+}
+
+/// A non-owning reference to an SRS (see [`Srs::downgrade`]): says whether it is still loaded.
+#[derive(Clone, Debug)]
+pub struct WeakSrs(Weak<SrsData>);
+
+impl WeakSrs {
+    /// A new handle if any handle (or the cache) still holds the SRS.
+    pub fn upgrade(&self) -> Option<Srs> {
+        self.0.upgrade().map(Srs)
+    }
+
+    /// Whether the SRS is still loaded (not yet freed).
+    pub fn is_loaded(&self) -> bool {
+        self.0.strong_count() > 0
     }
 }
 

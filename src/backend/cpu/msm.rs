@@ -313,6 +313,31 @@ mod tests {
     }
 
     #[test]
+    fn tiles_split_across_point_runs_match_naive() {
+        // Many threads make the MSM cut each window into several runs of points.
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(48)
+            .build()
+            .unwrap();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(6);
+        let pts: Vec<G1Affine> = (0..64)
+            .map(|_| G1Projective::random(&mut rng).to_affine())
+            .collect();
+        for n in [64usize, 100, 1000, 5000] {
+            let idx: Vec<u32> = (0..n).map(|i| (i % pts.len()) as u32).collect();
+            let sc: Vec<Scalar> = (0..n).map(|_| Scalar::random(&mut rng)).collect();
+            let mut expect = G1Projective::identity();
+            for (i, s) in idx.iter().zip(&sc) {
+                expect += pts[*i as usize] * s;
+            }
+            let bs: Vec<blst_scalar> = sc.iter().map(canonical).collect();
+            let got =
+                pool.install(|| g1_from_blst(msm::<blst_p1>(g1_affine_as_blst(&pts), &idx, &bs)));
+            assert_eq!(got, expect, "n = {n}");
+        }
+    }
+
+    #[test]
     fn sums_that_cancel_give_identity() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
         let p = G1Projective::random(&mut rng).to_affine();
