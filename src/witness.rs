@@ -293,3 +293,55 @@ impl ConstraintSystem<Scalar> for WitnessRecorder {
         self.aux.extend_from_slice(&other.aux);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    /// As bellperson's `test_proving_assignment_extend`: recording in parts and extending gives
+    /// the same witness as recording at once.
+    #[test]
+    fn extend_matches_recording_at_once() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        for k in [2usize, 4, 8] {
+            for j in [10usize, 20, 50] {
+                let mut full = WitnessRecorder::default();
+                full.alloc_input(|| "one", || Ok(Scalar::ONE)).unwrap();
+                let mut parts: Vec<WitnessRecorder> = Vec::new();
+                for i in 0..k * j {
+                    if i % k == 0 {
+                        let mut p = WitnessRecorder::default();
+                        p.alloc_input(|| "one", || Ok(Scalar::ONE)).unwrap();
+                        parts.push(p);
+                    }
+                    let part = parts.last_mut().unwrap();
+                    if rng.gen() {
+                        let v = Scalar::random(&mut rng);
+                        let a = full.alloc(|| "a", || Ok(v)).unwrap();
+                        let b = part.alloc(|| "a", || Ok(v)).unwrap();
+                        full.enforce(|| "c", |lc| lc + a, |lc| lc + a, |lc| lc);
+                        part.enforce(|| "c", |lc| lc + b, |lc| lc + b, |lc| lc);
+                    }
+                    if rng.gen() {
+                        let v = Scalar::random(&mut rng);
+                        let a = full.alloc_input(|| "i", || Ok(v)).unwrap();
+                        let b = part.alloc_input(|| "i", || Ok(v)).unwrap();
+                        full.enforce(|| "c", |lc| lc, |lc| lc + a, |lc| lc);
+                        part.enforce(|| "c", |lc| lc, |lc| lc + b, |lc| lc);
+                    }
+                }
+                let mut combined = WitnessRecorder::default();
+                combined.alloc_input(|| "one", || Ok(Scalar::ONE)).unwrap();
+                for p in &parts {
+                    combined.extend(p);
+                }
+                assert_eq!(combined.inputs, full.inputs);
+                assert_eq!(combined.aux, full.aux);
+                assert_eq!(combined.a_aux_density, full.a_aux_density);
+                assert_eq!(combined.b_aux_density, full.b_aux_density);
+                assert_eq!(combined.a, full.a);
+            }
+        }
+    }
+}
