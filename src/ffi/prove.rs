@@ -50,17 +50,24 @@ unsafe fn request<'a>(
     Ok((witnesses, r_s, s_s))
 }
 
-unsafe fn start(
+/// The raw arguments that describe a batch, as every prove entry point receives them.
+struct RawBatch {
     provers: *const Assignment,
     num_circuits: usize,
     r_s: *const Scalar,
     s_s: *const Scalar,
     srs: *const SrsHandle,
-    gpu_lock: *mut c_void,
-    gpu_index: c_int,
-) -> Result<PendingProofs> {
-    let srs = arg(srs, "srs")?.get()?;
-    let (witnesses, r_s, s_s) = request(&srs, provers, num_circuits, r_s, s_s)?;
+}
+
+unsafe fn start(batch: RawBatch, gpu_lock: *mut c_void, gpu_index: c_int) -> Result<PendingProofs> {
+    let srs = arg(batch.srs, "srs")?.get()?;
+    let (witnesses, r_s, s_s) = request(
+        &srs,
+        batch.provers,
+        batch.num_circuits,
+        batch.r_s,
+        batch.s_s,
+    )?;
     let options = ProveOptions {
         lock: lock_arg(gpu_lock),
         gpu_index,
@@ -73,19 +80,16 @@ fn write_proofs(out: &mut [Proof], proofs: Vec<Proof>) {
 }
 
 unsafe fn prove_into(
-    provers: *const Assignment,
-    num_circuits: usize,
-    r_s: *const Scalar,
-    s_s: *const Scalar,
+    batch: RawBatch,
     proofs: *mut Proof,
-    srs: *const SrsHandle,
     gpu_lock: *mut c_void,
     gpu_index: c_int,
 ) -> Result<()> {
     if proofs.is_null() {
         return Err(Error::NullArgument("proofs"));
     }
-    let pending = start(provers, num_circuits, r_s, s_s, srs, gpu_lock, gpu_index)?;
+    let num_circuits = batch.num_circuits;
+    let pending = start(batch, gpu_lock, gpu_index)?;
     let out = std::slice::from_raw_parts_mut(proofs, num_circuits);
     write_proofs(out, pending.finalize()?);
     Ok(())
@@ -108,12 +112,14 @@ pub unsafe extern "C" fn generate_groth16_proofs_c(
 ) -> CError {
     guard(|| {
         prove_into(
-            provers,
-            num_circuits,
-            r_s,
-            s_s,
+            RawBatch {
+                provers,
+                num_circuits,
+                r_s,
+                s_s,
+                srs,
+            },
             proofs,
-            srs,
             std::ptr::null_mut(),
             -1,
         )
@@ -139,12 +145,14 @@ pub unsafe extern "C" fn generate_groth16_proofs_c(
 ) -> CError {
     guard(|| {
         prove_into(
-            provers,
-            num_circuits,
-            r_s,
-            s_s,
+            RawBatch {
+                provers,
+                num_circuits,
+                r_s,
+                s_s,
+                srs,
+            },
             proofs,
-            srs,
             gpu_lock,
             gpu_index,
         )
@@ -171,7 +179,17 @@ pub unsafe extern "C" fn generate_groth16_proofs_start_c(
     guard(|| {
         let out = arg_mut(pending_out, "pending_out")?;
         *out = std::ptr::null_mut();
-        let pending = start(provers, num_circuits, r_s, s_s, srs, gpu_lock, gpu_index)?;
+        let pending = start(
+            RawBatch {
+                provers,
+                num_circuits,
+                r_s,
+                s_s,
+                srs,
+            },
+            gpu_lock,
+            gpu_index,
+        )?;
         let handle = PendingHandle {
             timings: Mutex::new(pending.timings()),
             work: Mutex::new(Some(pending)),

@@ -201,9 +201,7 @@ mod tests {
                     expect.ones.push(point);
                 } else {
                     expect.tail_points.push(point);
-                    let mut c = blst_scalar::default();
-                    c.b = s.to_bytes_le();
-                    expect.tail_scalars.push(c);
+                    expect.tail_scalars.push(blst_scalar { b: s.to_bytes_le() });
                 }
                 point += 1;
             }

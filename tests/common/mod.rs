@@ -318,3 +318,162 @@ pub fn random_scalars(n: usize, seed: u64) -> Vec<Scalar> {
     let mut r = rng(seed);
     (0..n).map(|_| Scalar::random(&mut r)).collect()
 }
+
+// ---------------------------------------------------------------------------------------------
+// More of the C ABI, wrapped: the split form, caller-owned locks, verification
+
+// SAFETY: an SRS handle is a reference-counted pointer to immutable data; the library's
+// functions take it by `const` pointer from any thread (hosts share one handle between workers).
+unsafe impl Send for CSrs {}
+unsafe impl Sync for CSrs {}
+
+/// Asserts that `r` failed with a non-zero code and a message containing `needle`; returns the
+/// code.
+#[track_caller]
+pub fn expect_err<T>(r: Result<T, (i32, String)>, what: &str, needle: &str) -> i32 {
+    match r {
+        Ok(_) => panic!("{what}: expected an error mentioning {needle:?}, but the call succeeded"),
+        Err((code, msg)) => {
+            assert_ne!(code, 0, "{what}: an error with code 0 ({msg})");
+            assert!(
+                msg.contains(needle),
+                "{what}: the message {msg:?} does not mention {needle:?}"
+            );
+            code
+        }
+    }
+}
+
+/// A lock from `create_gpu_mutex`, destroyed on drop.
+pub struct CLock(pub *mut std::ffi::c_void);
+
+// SAFETY: the lock is a mutex meant to be shared by the workers of one GPU.
+unsafe impl Send for CLock {}
+unsafe impl Sync for CLock {}
+
+impl CLock {
+    pub fn new() -> CLock {
+        let p = groth16_c2::ffi::create_gpu_mutex();
+        assert!(!p.is_null());
+        CLock(p)
+    }
+}
+
+impl Default for CLock {
+    fn default() -> Self {
+        CLock::new()
+    }
+}
+
+impl Drop for CLock {
+    fn drop(&mut self) {
+        unsafe { groth16_c2::ffi::destroy_gpu_mutex(self.0) };
+    }
+}
+
+/// A pending batch from `generate_groth16_proofs_start_c`, destroyed on drop.
+pub struct CPending {
+    pub ptr: *mut std::ffi::c_void,
+    pub circuits: usize,
+}
+
+// SAFETY: a pending handle owns its data and guards it with a mutex; a host may finalize it on
+// another thread than the one that started it.
+unsafe impl Send for CPending {}
+
+impl CPending {
+    /// `finalize_groth16_proof_c` into a fresh proof array.
+    pub fn finalize(&self) -> Result<Vec<Proof>, (i32, String)> {
+        let mut proofs = vec![zero_proof(); self.circuits];
+        take_error(unsafe {
+            groth16_c2::ffi::finalize_groth16_proof_c(self.ptr, proofs.as_mut_ptr())
+        })?;
+        Ok(proofs)
+    }
+
+    /// `groth16_pending_timings`.
+    pub fn timings(&self) -> Result<groth16_c2::ProofTimings, (i32, String)> {
+        let mut t = groth16_c2::ProofTimings::default();
+        take_error(unsafe { groth16_c2::ffi::groth16_pending_timings(self.ptr, &mut t) })?;
+        Ok(t)
+    }
+
+    /// Gives the raw handle up without destroying it.
+    pub fn into_raw(self) -> *mut std::ffi::c_void {
+        let p = self.ptr;
+        std::mem::forget(self);
+        p
+    }
+}
+
+impl Drop for CPending {
+    fn drop(&mut self) {
+        unsafe { groth16_c2::ffi::destroy_pending_proof(self.ptr) };
+    }
+}
+
+/// `generate_groth16_proofs_start_c` over raw assignments; `lock` may be NULL (the library's).
+pub fn start_raw(
+    srs: &CSrs,
+    assignments: &[Assignment],
+    r: &[Scalar],
+    s: &[Scalar],
+    lock: *mut std::ffi::c_void,
+    gpu_index: i32,
+) -> Result<CPending, (i32, String)> {
+    let mut pending = std::ptr::null_mut();
+    take_error(unsafe {
+        groth16_c2::ffi::generate_groth16_proofs_start_c(
+            assignments.as_ptr(),
+            assignments.len(),
+            r.as_ptr(),
+            s.as_ptr(),
+            &srs.0,
+            lock,
+            gpu_index,
+            &mut pending,
+        )
+    })?;
+    assert!(
+        !pending.is_null(),
+        "start succeeded without a pending handle"
+    );
+    Ok(CPending {
+        ptr: pending,
+        circuits: assignments.len(),
+    })
+}
+
+/// `generate_groth16_proofs_start_c` over recorded witnesses.
+pub fn start_c(
+    srs: &CSrs,
+    witnesses: &[&RecordedWitness],
+    r: &[Scalar],
+    s: &[Scalar],
+    lock: *mut std::ffi::c_void,
+) -> Result<CPending, (i32, String)> {
+    let assignments: Vec<Assignment> = witnesses.iter().map(|w| w.assignment()).collect();
+    start_raw(srs, &assignments, r, s, lock, -1)
+}
+
+/// `verify_groth16_proof_c`.
+pub fn verify_c(srs: &CSrs, proof: &Proof, public_inputs: &[Scalar]) -> Result<(), (i32, String)> {
+    take_error(unsafe {
+        groth16_c2::ffi::verify_groth16_proof_c(
+            &srs.0,
+            proof,
+            public_inputs.as_ptr(),
+            public_inputs.len(),
+        )
+    })
+}
+
+/// Checks `proof` with bellperson's own verifier.
+#[track_caller]
+pub fn assert_verifies(params: &ParamsFile, proof: &Proof, public_inputs: &[Scalar]) {
+    let pvk = groth16::prepare_verifying_key(&params.params.vk);
+    assert!(
+        groth16::verify_proof(&pvk, &to_bellperson(proof), public_inputs).unwrap(),
+        "bellperson rejects the proof"
+    );
+}
