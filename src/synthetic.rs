@@ -2,16 +2,20 @@
 //! few public inputs, aux variables filling almost the whole domain, A density near 100%,
 //! B density near 25%, and a settable share of aux values that are neither 0 nor 1.
 //!
-//! Each unit of four aux variables `(b1, b2, b3, x)` has four constraints:
-//! `b1 * b1 = b1` (b1 in B), `b2 * 1 = b2`, `b3 * 1 = b3`, `x * 1 = x`. Bits are 0 or 1 at
-//! random; `x` is a random field element with the probability that gives the requested share
-//! of non-0/1 values, else a bit.
+//! Each unit of eight aux variables `(b1..b6, x, y)` has eight constraints: `b1 * b1 = b1`
+//! (b1 in A and B), `bi * 1 = bi` for b2..b6 (A only), `x * x = y` (x in A and B) and
+//! `y * 1 = y`. So A covers every aux variable and B a quarter of them, with dense values in
+//! both. Bits are 0 or 1 at random; `x` is a random field element with the probability that
+//! gives the requested share of non-0/1 values (`y = x^2` follows), else a bit.
 
 use bellpepper_core::{Circuit, ConstraintSystem, SynthesisError};
 use blstrs::Scalar;
 use ff::Field;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+
+/// Aux variables (and constraints) per unit.
+const UNIT: usize = 8;
 
 /// The shape and values of a synthetic PoRep-like circuit.
 #[derive(Clone, Debug)]
@@ -37,12 +41,12 @@ impl PorepShapedCircuit {
         }
     }
 
-    /// Units of four constraints: about 97% of the domain, as in a 32 GiB PoRep partition.
+    /// Units of eight constraints: about 97% of the domain, as in a 32 GiB PoRep partition.
     pub fn units(&self) -> usize {
         let n = 1usize << self.log_n;
         // Every public input adds a copy constraint and an input constraint, ONE adds one more.
         let room = n.saturating_sub(2 * self.public_inputs + 1);
-        ((n as f64 * 0.97) as usize / 4).min(room / 4).max(1)
+        ((n as f64 * 0.97) as usize / UNIT).min(room / UNIT).max(1)
     }
 
     /// The public inputs (without ONE) this circuit's values expose.
@@ -75,49 +79,63 @@ impl Circuit<Scalar> for PorepShapedCircuit {
             );
         }
         let mut rng = ChaCha8Rng::seed_from_u64(self.seed.unwrap_or(0));
-        // x is dense with probability p so that x's quarter of aux gives `dense_share` overall.
-        let p = (self.dense_share * 4.0).clamp(0.0, 1.0);
+        // x and y are dense with probability p, so that their quarter of aux gives
+        // `dense_share` overall.
+        let p = (self.dense_share * UNIT as f64 / 2.0).clamp(0.0, 1.0);
+        let missing = || SynthesisError::AssignmentMissing;
         for u in 0..self.units() {
-            let mut value = |dense: bool| -> Option<Scalar> {
+            let mut bit = || {
                 self.seed.map(|_| {
-                    if dense && rng.gen_bool(p) {
-                        Scalar::random(&mut rng)
-                    } else if rng.gen_bool(0.5) {
+                    if rng.gen_bool(0.5) {
                         Scalar::ONE
                     } else {
                         Scalar::ZERO
                     }
                 })
             };
-            let (v1, v2, v3, vx) = (value(false), value(false), value(false), value(true));
-            let get = |v: Option<Scalar>| move || v.ok_or(SynthesisError::AssignmentMissing);
-            let b1 = cs.alloc(|| format!("b1 {u}"), get(v1))?;
-            let b2 = cs.alloc(|| format!("b2 {u}"), get(v2))?;
-            let b3 = cs.alloc(|| format!("b3 {u}"), get(v3))?;
-            let x = cs.alloc(|| format!("x {u}"), get(vx))?;
+            let bits: Vec<Option<Scalar>> = (0..6).map(|_| bit()).collect();
+            let x_val = self.seed.map(|_| {
+                if rng.gen_bool(p) {
+                    Scalar::random(&mut rng)
+                } else if rng.gen_bool(0.5) {
+                    Scalar::ONE
+                } else {
+                    Scalar::ZERO
+                }
+            });
+            let y_val = x_val.map(|x| x.square());
+            let b: Vec<_> = bits
+                .iter()
+                .enumerate()
+                .map(|(i, v)| cs.alloc(|| format!("b{} {u}", i + 1), || v.ok_or_else(missing)))
+                .collect::<Result<_, _>>()?;
+            let x = cs.alloc(|| format!("x {u}"), || x_val.ok_or_else(missing))?;
+            let y = cs.alloc(|| format!("y {u}"), || y_val.ok_or_else(missing))?;
             cs.enforce(
                 || format!("b1 boolean {u}"),
-                |lc| lc + b1,
-                |lc| lc + b1,
-                |lc| lc + b1,
+                |lc| lc + b[0],
+                |lc| lc + b[0],
+                |lc| lc + b[0],
             );
+            for (i, &bi) in b.iter().enumerate().skip(1) {
+                cs.enforce(
+                    || format!("b{} copy {u}", i + 1),
+                    |lc| lc + bi,
+                    |lc| lc + CS::one(),
+                    |lc| lc + bi,
+                );
+            }
             cs.enforce(
-                || format!("b2 copy {u}"),
-                |lc| lc + b2,
-                |lc| lc + CS::one(),
-                |lc| lc + b2,
-            );
-            cs.enforce(
-                || format!("b3 copy {u}"),
-                |lc| lc + b3,
-                |lc| lc + CS::one(),
-                |lc| lc + b3,
-            );
-            cs.enforce(
-                || format!("x copy {u}"),
+                || format!("x squared {u}"),
                 |lc| lc + x,
-                |lc| lc + CS::one(),
                 |lc| lc + x,
+                |lc| lc + y,
+            );
+            cs.enforce(
+                || format!("y copy {u}"),
+                |lc| lc + y,
+                |lc| lc + CS::one(),
+                |lc| lc + y,
             );
         }
         Ok(())
