@@ -132,8 +132,8 @@ Error generate_groth16_proofs_c(const Assignment *provers,
 #endif
 
 // Runs a batch up to the end of its GPU section and returns a pending handle in
-// `*pending_out`. The caller's `a, b, c` arrays may be freed when this returns.
-// Call `finalize_groth16_proof_c`, then `destroy_pending_proof` (always, exactly once).
+// `*pending_out`. The caller's `a, b, c` arrays may be freed when this returns; the
+// assignments and densities must live until `finalize_groth16_proof_c`.
 //
 // # Safety
 // As `generate_groth16_proofs_c`; `pending_out` must be writable.
@@ -146,23 +146,23 @@ Error generate_groth16_proofs_start_c(const Assignment *provers,
                                       int gpu_index,
                                       void **pending_out);
 
-// Finishes a pending batch (G2 MSM, epilogue) into `proofs[0 .. num_circuits]`.
+// Finishes a pending batch (G2 MSM, epilogue) into `proofs[0 .. num_circuits]` and consumes
+// the handle. Calling `destroy_pending_proof` on it afterwards is allowed and does nothing.
 //
 // # Safety
-// `pending` must come from `generate_groth16_proofs_start_c` and not be destroyed;
 // `proofs` must hold as many proofs as the batch has circuits.
 Error finalize_groth16_proof_c(void *pending, groth16_proof *proofs);
 
-// Frees a pending handle, finalized or not.
-//
-// # Safety
-// `pending` must be NULL or come from `generate_groth16_proofs_start_c`, destroyed once.
+// Abandons a pending batch without finalizing it. A finalized, destroyed or NULL handle is
+// ignored, so hosts may call it after `finalize_groth16_proof_c` or instead of it.
 void destroy_pending_proof(void *pending);
 
-// Copies the stage timings of a pending batch (complete once it is finalized) into `*out`.
+// Copies the stage timings of a pending batch recorded so far (the device section) into
+// `*out`. After `finalize_groth16_proof_c` the handle is gone: read the complete timings with
+// `groth16_c2_last_timings` on the finalizing thread.
 //
 // # Safety
-// `pending` must be a live pending handle, `out` writable.
+// `out` must be writable.
 Error groth16_pending_timings(const void *pending, groth16_timings *out);
 
 // Loads a bellperson Groth16 params file into `*ret`. With `cache`, every caller of the same

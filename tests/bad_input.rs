@@ -896,6 +896,28 @@ fn corrupt_points_and_counts() {
 // Handles used twice
 
 #[test]
+fn made_up_and_destroyed_handles() {
+    let f = fixture(10);
+    let mut proofs = vec![zero_proof(); 1];
+    let bogus = 0xdead_beef_usize as *mut std::ffi::c_void;
+    let e = unsafe { ffi::finalize_groth16_proof_c(bogus, proofs.as_mut_ptr()) };
+    expect_err(take_error(e), "finalize(made-up handle)", "not live");
+    ffi::destroy_pending_proof(bogus);
+    let pending = start_c(
+        &f.srs,
+        &[&f.witness],
+        &[Scalar::ONE],
+        &[Scalar::ONE],
+        std::ptr::null_mut(),
+    )
+    .unwrap();
+    ffi::destroy_pending_proof(pending.ptr);
+    expect_err(pending.finalize(), "finalize after destroy", "not live");
+    drop(pending);
+    f.assert_healthy();
+}
+
+#[test]
 fn finalize_twice() {
     let f = fixture(9);
     let pending = start_c(
@@ -908,12 +930,15 @@ fn finalize_twice() {
     .unwrap();
     let first = pending.finalize().unwrap();
     assert_verifies(&f.params, &first[0], &f.public);
-    let code = expect_err(pending.finalize(), "second finalize", "already finalized");
+    let code = expect_err(pending.finalize(), "second finalize", "not live");
     assert_eq!(code, 8);
-    // The timings of the finished batch are still readable.
-    let t = pending.timings().unwrap();
+    // The handle is consumed: its timings are gone with it, the thread's last timings are not.
+    expect_err(pending.timings(), "timings after finalize", "not live");
+    let mut t = groth16_c2::ProofTimings::default();
+    assert!(unsafe { groth16_c2::ffi::groth16_c2_last_timings(&mut t) });
     assert_eq!(t.num_circuits, 1);
     assert!(t.total_ms > 0.0);
+    // Destroying a finalized handle (Curio's hosts do not, others do) is harmless.
     drop(pending);
     f.assert_healthy();
 }

@@ -119,10 +119,10 @@ fn eight_threads_share_one_srs_and_one_lock() {
                             let (r, s) = (random_scalars(1, seed), random_scalars(1, seed + 100));
                             let pending = start_c(srs, &[w], &r, &s, lock.0)
                                 .unwrap_or_else(|e| panic!("thread {t} proof {k}: {e:?}"));
+                            let before = pending.timings().unwrap();
+                            assert_eq!(before.num_circuits, 1);
                             let proof = pending.finalize().unwrap()[0];
-                            let t = pending.timings().unwrap();
-                            assert_eq!(t.num_circuits, 1);
-                            drop(pending); // destroy_pending_proof
+                            drop(pending); // destroy_pending_proof after finalize: a no-op
                             (proof, publics.clone())
                         })
                         .collect()

@@ -6,12 +6,14 @@
 mod error;
 mod lock;
 mod panic;
+mod pending;
 mod prove;
 mod srs;
 mod util;
 
 pub use error::CError;
 pub use lock::{create_gpu_mutex, destroy_gpu_mutex};
+pub use pending::live_pending_handles;
 pub use prove::{
     destroy_pending_proof, finalize_groth16_proof_c, generate_groth16_proofs_c,
     generate_groth16_proofs_start_c, groth16_pending_timings,

@@ -3,22 +3,16 @@
 use std::ffi::{c_int, c_void};
 
 use blstrs::Scalar;
-use parking_lot::Mutex;
 
 use super::lock::lock_arg;
 use super::panic::guard;
+use super::pending;
 use super::{arg, arg_mut, arg_slice, CError, SrsHandle};
 use crate::assignment::{Assignment, Witness};
 use crate::error::{Error, Result};
 use crate::prover::{self, PendingProofs, Proof, ProveOptions};
 use crate::srs::SrsData;
 use crate::telemetry::ProofTimings;
-
-/// A pending batch behind a `void*`: `finalize` takes the work out, `destroy` frees the box.
-pub(crate) struct PendingHandle {
-    work: Mutex<Option<PendingProofs>>,
-    timings: Mutex<ProofTimings>,
-}
 
 /// Checks the raw arguments shared by every prove entry point and views the witnesses.
 ///
@@ -160,8 +154,8 @@ pub unsafe extern "C" fn generate_groth16_proofs_c(
 }
 
 /// Runs a batch up to the end of its GPU section and returns a pending handle in
-/// `*pending_out`. The caller's `a, b, c` arrays may be freed when this returns.
-/// Call `finalize_groth16_proof_c`, then `destroy_pending_proof` (always, exactly once).
+/// `*pending_out`. The caller's `a, b, c` arrays may be freed when this returns; the
+/// assignments and densities must live until `finalize_groth16_proof_c`.
 ///
 /// # Safety
 /// As `generate_groth16_proofs_c`; `pending_out` must be writable.
@@ -179,30 +173,22 @@ pub unsafe extern "C" fn generate_groth16_proofs_start_c(
     guard(|| {
         let out = arg_mut(pending_out, "pending_out")?;
         *out = std::ptr::null_mut();
-        let pending = start(
-            RawBatch {
-                provers,
-                num_circuits,
-                r_s,
-                s_s,
-                srs,
-            },
-            gpu_lock,
-            gpu_index,
-        )?;
-        let handle = PendingHandle {
-            timings: Mutex::new(pending.timings()),
-            work: Mutex::new(Some(pending)),
+        let batch = RawBatch {
+            provers,
+            num_circuits,
+            r_s,
+            s_s,
+            srs,
         };
-        *out = Box::into_raw(Box::new(handle)) as *mut c_void;
+        *out = pending::register(start(batch, gpu_lock, gpu_index)?);
         Ok(())
     })
 }
 
-/// Finishes a pending batch (G2 MSM, epilogue) into `proofs[0 .. num_circuits]`.
+/// Finishes a pending batch (G2 MSM, epilogue) into `proofs[0 .. num_circuits]` and consumes
+/// the handle. Calling `destroy_pending_proof` on it afterwards is allowed and does nothing.
 ///
 /// # Safety
-/// `pending` must come from `generate_groth16_proofs_start_c` and not be destroyed;
 /// `proofs` must hold as many proofs as the batch has circuits.
 #[no_mangle]
 pub unsafe extern "C" fn finalize_groth16_proof_c(
@@ -210,48 +196,45 @@ pub unsafe extern "C" fn finalize_groth16_proof_c(
     proofs: *mut Proof,
 ) -> CError {
     guard(|| {
-        let handle = arg(pending as *const PendingHandle, "pending")?;
+        if pending.is_null() {
+            return Err(Error::NullArgument("pending"));
+        }
         if proofs.is_null() {
             return Err(Error::NullArgument("proofs"));
         }
-        let work = handle.work.lock().take().ok_or(Error::InvalidHandle(
-            "this pending proof was already finalized",
-        ))?;
+        let work = pending::take(pending)?;
         let n = work.len();
         let result = work.finalize()?;
-        if let Some(t) = crate::telemetry::last_timings() {
-            *handle.timings.lock() = t;
-        }
         write_proofs(std::slice::from_raw_parts_mut(proofs, n), result);
         Ok(())
     })
 }
 
-/// Frees a pending handle, finalized or not.
-///
-/// # Safety
-/// `pending` must be NULL or come from `generate_groth16_proofs_start_c`, destroyed once.
+/// Abandons a pending batch without finalizing it. A finalized, destroyed or NULL handle is
+/// ignored, so hosts may call it after `finalize_groth16_proof_c` or instead of it.
 #[no_mangle]
-pub unsafe extern "C" fn destroy_pending_proof(pending: *mut c_void) {
+pub extern "C" fn destroy_pending_proof(pending: *mut c_void) {
     super::panic::guard_or((), || {
         if !pending.is_null() {
-            drop(Box::from_raw(pending as *mut PendingHandle));
+            drop(pending::take(pending));
         }
     })
 }
 
-/// Copies the stage timings of a pending batch (complete once it is finalized) into `*out`.
+/// Copies the stage timings of a pending batch recorded so far (the device section) into
+/// `*out`. After `finalize_groth16_proof_c` the handle is gone: read the complete timings with
+/// `groth16_c2_last_timings` on the finalizing thread.
 ///
 /// # Safety
-/// `pending` must be a live pending handle, `out` writable.
+/// `out` must be writable.
 #[no_mangle]
 pub unsafe extern "C" fn groth16_pending_timings(
     pending: *const c_void,
     out: *mut ProofTimings,
 ) -> CError {
     guard(|| {
-        let handle = arg(pending as *const PendingHandle, "pending")?;
-        *arg_mut(out, "out")? = *handle.timings.lock();
+        let out = arg_mut(out, "out")?;
+        *out = pending::timings(pending)?;
         Ok(())
     })
 }

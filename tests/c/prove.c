@@ -246,17 +246,19 @@ static void split_api(const SRS *srs, Circuit *cs, size_t n, const fr_t *r, cons
     }
     if (pending != NULL) {
         groth16_proof *proofs = calloc(n, sizeof *proofs);
+        groth16_timings t = {0};
+        check(succeeded(groth16_pending_timings(pending, &t), "groth16_pending_timings") &&
+                  t.num_circuits == n && t.gpu_total_ms > 0.0,
+              "groth16_pending_timings reports the device section before finalize");
         check(succeeded(finalize_groth16_proof_c(pending, proofs), "finalize_groth16_proof_c"),
               "finalize_groth16_proof_c succeeds");
         check(proofs_match(proofs, cs, n),
               "split API proofs equal bellperson's (a, b, c freed after start)");
-        groth16_timings t = {0};
-        check(succeeded(groth16_pending_timings(pending, &t), "groth16_pending_timings") &&
-                  t.num_circuits == n && t.total_ms > 0.0,
-              "groth16_pending_timings reports the finished batch");
+        check(groth16_c2_last_timings(&t) && t.num_circuits == n && t.total_ms > 0.0,
+              "groth16_c2_last_timings reports the finished batch");
         check(is_error_with_message(finalize_groth16_proof_c(pending, proofs)),
-              "finalizing twice is an error with a message");
-        destroy_pending_proof(pending);
+              "finalizing twice is an error with a message (finalize consumed the handle)");
+        destroy_pending_proof(pending); /* allowed after finalize: a no-op */
         free(proofs);
     }
     destroy_gpu_mutex(lock);

@@ -408,7 +408,7 @@ impl CPending {
 
 impl Drop for CPending {
     fn drop(&mut self) {
-        unsafe { groth16_c2::ffi::destroy_pending_proof(self.ptr) };
+        groth16_c2::ffi::destroy_pending_proof(self.ptr);
     }
 }
 
