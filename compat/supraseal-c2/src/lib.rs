@@ -277,13 +277,21 @@ fn start<S>(
     pending
 }
 
-fn prove_all<S, PR>(provers: &[Assignment<S>], r_s: &[S], s_s: &[S], proofs: &mut [PR], srs: &SRS) {
+fn prove_all<S, PR>(
+    provers: &[Assignment<S>],
+    r_s: &[S],
+    s_s: &[S],
+    proofs: &mut [PR],
+    srs: &SRS,
+    gpu_mtx: *mut c_void,
+) {
     check_proof_type::<PR>();
-    let pending = start(provers, r_s, s_s, srs, std::ptr::null_mut());
+    let pending = start(provers, r_s, s_s, srs, gpu_mtx);
     finish_groth16_proof(pending, proofs);
 }
 
-/// Proves a batch of circuits that share densities and sizes (0.1.2's 19 parameters).
+/// Proves a batch of circuits that share densities and sizes (0.1.2's 19 parameters; with the
+/// `cuzk` feature, Curio's fork's 20, the last being the caller's GPU lock).
 #[allow(clippy::too_many_arguments)]
 pub fn generate_groth16_proof<S, D, PR>(
     ntt_a_scalars: &[*const S],
@@ -305,7 +313,10 @@ pub fn generate_groth16_proof<S, D, PR>(
     s_s: &[S],
     proofs: &mut [PR],
     srs: &SRS,
+    #[cfg(feature = "cuzk")] gpu_mtx: *mut c_void,
 ) {
+    #[cfg(not(feature = "cuzk"))]
+    let gpu_mtx = std::ptr::null_mut();
     assert_eq!(proofs.len(), num_circuits);
     let provers = assignments(
         ntt_a_scalars,
@@ -326,7 +337,7 @@ pub fn generate_groth16_proof<S, D, PR>(
         r_s,
         s_s,
     );
-    prove_all(&provers, r_s, s_s, proofs, srs);
+    prove_all(&provers, r_s, s_s, proofs, srs, gpu_mtx);
 }
 
 /// Proves a batch of circuits given as `Assignment`s.
@@ -341,7 +352,7 @@ pub fn generate_groth16_proofs<S, PR>(
     assert_eq!(r_s.len(), num_circuits);
     assert_eq!(s_s.len(), num_circuits);
     assert_eq!(proofs.len(), num_circuits);
-    prove_all(provers, r_s, s_s, proofs, srs);
+    prove_all(provers, r_s, s_s, proofs, srs, std::ptr::null_mut());
 }
 
 /// A GPU lock for `start_groth16_proof` (Curio's fork); free it with `free_gpu_mutex`.
