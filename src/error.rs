@@ -53,6 +53,14 @@ pub enum Error {
     #[error("the proof does not verify against the SRS's verifying key and these public inputs")]
     InvalidProof,
 
+    /// A CUDA call failed.
+    #[error("CUDA error in {call}: {message} (code {code})")]
+    Cuda {
+        call: &'static str,
+        code: i32,
+        message: String,
+    },
+
     /// A Rust panic was caught at the C boundary.
     #[error("internal error (panic): {0}")]
     Panic(String),
@@ -72,6 +80,7 @@ impl Error {
             Error::InvalidHandle(_) => 8,
             Error::Panic(_) => 9,
             Error::InvalidProof => 10,
+            Error::Cuda { .. } => 11,
         }
     }
 

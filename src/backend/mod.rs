@@ -5,6 +5,8 @@
 //! epilogue and the C ABI are shared.
 
 pub mod cpu;
+#[cfg(feature = "cuda")]
+pub mod cuda;
 
 use blst::blst_scalar;
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
@@ -46,7 +48,17 @@ pub trait Backend: Send + Sync {
     ) -> Result<G2Projective>;
 }
 
-/// The backend this build uses.
+/// The backend this process uses: CUDA when the library is built with the `cuda` feature and a
+/// GPU is visible (unless `GROTH16_C2_BACKEND=cpu`), else the CPU. Decided once per process.
 pub fn default_backend() -> &'static dyn Backend {
-    &cpu::CpuBackend
+    static CHOICE: once_cell::sync::Lazy<&'static dyn Backend> = once_cell::sync::Lazy::new(|| {
+        let forced_cpu = std::env::var("GROTH16_C2_BACKEND").as_deref() == Ok("cpu");
+        #[cfg(feature = "cuda")]
+        if !forced_cpu && cuda::available() {
+            return &cuda::CudaBackend;
+        }
+        let _ = forced_cpu;
+        &cpu::CpuBackend
+    });
+    *CHOICE
 }

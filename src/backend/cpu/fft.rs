@@ -47,6 +47,16 @@ impl Domain {
         fft(values, self.omega, self.log_n);
     }
 
+    /// The `n`-th root of unity of this domain.
+    pub fn omega(&self) -> Scalar {
+        self.omega
+    }
+
+    /// Its inverse.
+    pub fn omega_inv(&self) -> Scalar {
+        self.omega_inv
+    }
+
     /// `1 / n`.
     pub fn n_inv(&self) -> Scalar {
         Scalar::from(self.n as u64).invert().unwrap()

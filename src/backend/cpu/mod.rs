@@ -28,14 +28,7 @@ impl Backend for CpuBackend {
     ) -> Result<G1Projective> {
         let n = h_query.len() + 1;
         let h = fft::h_polynomial(a, b, c, n);
-        let scalars: Vec<blst_scalar> = h_scalars(&h);
-        drop(h);
-        let indices: Vec<u32> = (0..scalars.len() as u32).collect();
-        Ok(g1_from_blst(msm::msm::<blst_p1>(
-            g1_affine_as_blst(h_query),
-            &indices,
-            &scalars,
-        )))
+        Ok(msm_h(h_query, &h))
     }
 
     fn g1_sum(&self, points: &[G1Affine], indices: &[u32]) -> Result<G1Projective> {
@@ -77,6 +70,17 @@ impl Backend for CpuBackend {
             scalars,
         )))
     }
+}
+
+/// `MSM(h_query, h)` on all cores.
+pub fn msm_h(h_query: &[G1Affine], h: &[Scalar]) -> G1Projective {
+    let scalars: Vec<blst_scalar> = h_scalars(h);
+    let indices: Vec<u32> = (0..scalars.len() as u32).collect();
+    g1_from_blst(msm::msm::<blst_p1>(
+        g1_affine_as_blst(h_query),
+        &indices,
+        &scalars,
+    ))
 }
 
 /// Canonical form of the H coefficients, in parallel.

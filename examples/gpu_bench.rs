@@ -1,0 +1,144 @@
+//! GPU benchmark of the H stage: NTT times for 2^20, 2^24, 2^26, 2^27 and the whole H pipeline
+//! for 2^24 and 2^27 (with uploads from pinned memory and without), next to the CPU path on
+//! this machine's cores, measured in the same run. Medians of `--runs` runs.
+//!
+//! `gpu_bench [--ntt 20,24,26,27] [--h 24,27] [--runs 5] [--no-cpu]`
+
+use std::time::Instant;
+
+use blstrs::Scalar;
+use ff::Field;
+use groth16_c2::backend::cpu::fft::{fft, h_polynomial, Domain};
+use groth16_c2::backend::cuda::device::lock_device;
+use groth16_c2::backend::cuda::h;
+use groth16_c2::backend::cuda::kernels::{ntt, NttTable};
+use groth16_c2::backend::cuda::runtime::{DeviceBuffer, PinnedRegion, Stream};
+use rand::SeedableRng;
+use rayon::prelude::*;
+
+fn list(args: &[String], name: &str, default: &str) -> Vec<u32> {
+    let v = args
+        .iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .map(String::as_str)
+        .unwrap_or(default);
+    v.split(',')
+        .filter(|s| !s.is_empty())
+        .map(|s| s.parse().expect("a number"))
+        .collect()
+}
+
+fn random(n: usize, seed: u64) -> Vec<Scalar> {
+    let mut v = vec![Scalar::ZERO; n];
+    v.par_chunks_mut(1 << 14)
+        .enumerate()
+        .for_each(|(k, chunk)| {
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ (k as u64) << 20);
+            chunk.iter_mut().for_each(|x| *x = Scalar::random(&mut rng));
+        });
+    v
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    v[v.len() / 2]
+}
+
+fn time(runs: usize, mut f: impl FnMut()) -> f64 {
+    median(
+        (0..runs)
+            .map(|_| {
+                let t = Instant::now();
+                f();
+                t.elapsed().as_secs_f64() * 1e3
+            })
+            .collect(),
+    )
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let runs = list(&args, "--runs", "5")[0] as usize;
+    let cpu = !args.iter().any(|a| a == "--no-cpu");
+    let ntt_sizes = list(&args, "--ntt", "20,24,26,27");
+    let h_sizes = list(&args, "--h", "24,27");
+    println!(
+        "gpu_bench: {} CPU threads, medians of {runs} runs",
+        rayon::current_num_threads()
+    );
+
+    let stream = Stream::new().unwrap();
+    let lg_max = *ntt_sizes.iter().chain(&h_sizes).max().unwrap();
+    let table = NttTable::new(lg_max, &stream).unwrap();
+    stream.synchronize().unwrap();
+    println!(
+        "\n{:<8} {:>12} {:>12} {:>10}",
+        "NTT", "gpu ms", "cpu ms", "cpu/gpu"
+    );
+    for &lg in &ntt_sizes {
+        let n = 1usize << lg;
+        let x = random(n, lg as u64);
+        let mut d = DeviceBuffer::<Scalar>::new(n).unwrap();
+        d.upload_async(&x, &stream).unwrap();
+        stream.synchronize().unwrap();
+        let gpu = time(runs, || {
+            ntt(&mut d, lg, false, false, false, &table, &stream).unwrap();
+            stream.synchronize().unwrap();
+        });
+        let cpu_ms = if cpu {
+            let dom = Domain::new(n);
+            let mut v = x.clone();
+            time(runs.min(3), || fft(&mut v, dom.omega(), lg))
+        } else {
+            f64::NAN
+        };
+        println!(
+            "2^{lg:<6} {gpu:>12.2} {cpu_ms:>12.1} {:>10.1}",
+            cpu_ms / gpu
+        );
+    }
+    drop(table);
+
+    println!(
+        "\n{:<8} {:>14} {:>14} {:>12} {:>10} {:>12}",
+        "H", "gpu+upload ms", "gpu only ms", "cpu ms", "cpu/gpu", "upload GB/s"
+    );
+    for &lg in &h_sizes {
+        let n = 1usize << lg;
+        let (a, b, c) = (random(n, 1), random(n, 2), random(n, 3));
+        let mut guard = lock_device(0).unwrap();
+        let state = guard.as_mut().unwrap();
+        // Pinned once, as a prover keeps its buffers pinned: measures the pipeline, not mlock.
+        let pins = [
+            PinnedRegion::new(&a).unwrap(),
+            PinnedRegion::new(&b).unwrap(),
+            PinnedRegion::new(&c).unwrap(),
+        ];
+        let with_upload = time(runs, || {
+            h::h_polynomial(state, &a, &b, &c, n).unwrap();
+        });
+        // Uploads alone, for the bandwidth reached.
+        let upload = time(runs, || {
+            for (buf, src) in state.abc.iter_mut().zip([&a, &b, &c]) {
+                buf.upload_async(src, &state.copy).unwrap();
+            }
+            state.copy.synchronize().unwrap();
+        });
+        let gpu_only = time(runs, || {
+            h::transform(state, [n, n, n], n, None).unwrap();
+            state.compute.synchronize().unwrap();
+        });
+        drop(pins);
+        let cpu_ms = if cpu {
+            time(runs.min(2), || drop(h_polynomial(&a, &b, &c, n)))
+        } else {
+            f64::NAN
+        };
+        let gbps = 3.0 * n as f64 * 32.0 / 1e9 / (upload / 1e3);
+        println!(
+            "2^{lg:<6} {with_upload:>14.1} {gpu_only:>14.1} {cpu_ms:>12.1} {:>10.1} {gbps:>12.1}",
+            cpu_ms / with_upload
+        );
+    }
+}

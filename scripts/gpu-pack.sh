@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# scripts/gpu-pack.sh [PACK_DIR]: builds the release test binaries and examples with
+# `--features cuda,bellpepper` (CUDA runtime linked statically), strips them and copies them,
+# with scripts/gpu-run.sh, into PACK_DIR (default gpu-pack/, git-ignored). The folder is what
+# travels to the GPU machine, which has the driver but no Rust: pass it in the device tool's
+# `carry` and run `bash gpu-pack/gpu-run.sh gpu-pack $OUT` there.
+#
+# GPU_PACK_TESTS (space-separated test target names) overrides the default selection.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+pack=${1:-gpu-pack}
+tests=${GPU_PACK_TESTS:-"gpu_field gpu_ntt gpu_h byte_identity concurrency"}
+examples=${GPU_PACK_EXAMPLES:-"gpu_bench prove"}
+
+if ! command -v nvcc >/dev/null && [ -z "${NVCC:-}" ] && [ -f .cuda-venv/cuda.env ]; then
+    # shellcheck disable=SC1091
+    source .cuda-venv/cuda.env
+fi
+
+rm -rf "$pack"
+mkdir -p "$pack/tests" "$pack/examples"
+args=(--release --features cuda,bellpepper)
+targets=(--lib)
+for t in $tests; do targets+=(--test "$t"); done
+# Ask cargo where it put each test executable.
+cargo test "${args[@]}" "${targets[@]}" --no-run --message-format=json-render-diagnostics |
+    python3 -c '
+import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"]:
+        kind = m["target"]["kind"][0]
+        name = "lib" if kind == "lib" else m["target"]["name"]
+        print(name, m["executable"])
+' | while read -r name exe; do
+    cp "$exe" "$pack/tests/$name"
+done
+for e in $examples; do
+    cargo build "${args[@]}" --example "$e"
+    cp "target/release/examples/$e" "$pack/examples/$e"
+done
+strip "$pack"/tests/* "$pack"/examples/*
+cp scripts/gpu-run.sh "$pack/gpu-run.sh"
+du -sh "$pack"
+ls -l "$pack/tests" "$pack/examples"

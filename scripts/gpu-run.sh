@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# gpu-run.sh PACK_DIR LOG_DIR [TEST ...]: runs the packed test binaries (all, or the named
+# ones) on the GPU machine, one log per binary in LOG_DIR, and prints a summary. Exits non-zero
+# when any binary fails. Extra arguments for every test binary go in GPU_TEST_ARGS.
+set -uo pipefail
+pack=${1:?usage: gpu-run.sh PACK_DIR LOG_DIR [TEST ...]}
+logs=${2:?usage: gpu-run.sh PACK_DIR LOG_DIR [TEST ...]}
+shift 2
+mkdir -p "$logs"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | tee "$logs/gpu.txt"
+names=("$@")
+if [ ${#names[@]} -eq 0 ]; then
+    for t in "$pack"/tests/*; do names+=("$(basename "$t")"); done
+fi
+failed=0
+for name in "${names[@]}"; do
+    start=$SECONDS
+    # shellcheck disable=SC2086
+    "$pack/tests/$name" ${GPU_TEST_ARGS:-} >"$logs/$name.log" 2>&1
+    rc=$?
+    result=$(grep -E "^test result:" "$logs/$name.log" | tail -1)
+    skips=$(grep -c "^SKIP" "$logs/$name.log")
+    echo "$name: rc=$rc ${result:-no result line} skips=$skips ($((SECONDS - start)) s)"
+    [ $rc -eq 0 ] || { failed=$((failed + 1)); tail -30 "$logs/$name.log"; }
+done
+echo "gpu-run: ${#names[@]} binaries, $failed failed"
+[ $failed -eq 0 ]

@@ -1,0 +1,103 @@
+//! Raw declarations: the few CUDA runtime calls we use and the launchers of `cuda/launcher.h`.
+//! Only `runtime.rs` and `kernels.rs` call them.
+
+use std::ffi::{c_char, c_int, c_uint, c_void};
+
+pub type CudaError = c_int;
+pub type Stream = *mut c_void;
+pub type Event = *mut c_void;
+
+pub const SUCCESS: CudaError = 0;
+pub const ERROR_HOST_MEMORY_ALREADY_REGISTERED: CudaError = 712;
+
+pub const MEMCPY_HOST_TO_DEVICE: c_int = 1;
+pub const MEMCPY_DEVICE_TO_HOST: c_int = 2;
+pub const STREAM_NON_BLOCKING: c_uint = 1;
+pub const EVENT_DISABLE_TIMING: c_uint = 2;
+pub const HOST_REGISTER_DEFAULT: c_uint = 0;
+
+extern "C" {
+    pub fn cudaGetDeviceCount(count: *mut c_int) -> CudaError;
+    pub fn cudaSetDevice(device: c_int) -> CudaError;
+    pub fn cudaGetErrorString(error: CudaError) -> *const c_char;
+    pub fn cudaGetLastError() -> CudaError;
+    pub fn cudaMemGetInfo(free: *mut usize, total: *mut usize) -> CudaError;
+    pub fn cudaMalloc(ptr: *mut *mut c_void, size: usize) -> CudaError;
+    pub fn cudaFree(ptr: *mut c_void) -> CudaError;
+    pub fn cudaMemcpyAsync(
+        dst: *mut c_void,
+        src: *const c_void,
+        count: usize,
+        kind: c_int,
+        stream: Stream,
+    ) -> CudaError;
+    pub fn cudaMemsetAsync(
+        dst: *mut c_void,
+        value: c_int,
+        count: usize,
+        stream: Stream,
+    ) -> CudaError;
+    pub fn cudaStreamCreateWithFlags(stream: *mut Stream, flags: c_uint) -> CudaError;
+    pub fn cudaStreamDestroy(stream: Stream) -> CudaError;
+    pub fn cudaStreamSynchronize(stream: Stream) -> CudaError;
+    pub fn cudaStreamWaitEvent(stream: Stream, event: Event, flags: c_uint) -> CudaError;
+    pub fn cudaEventCreateWithFlags(event: *mut Event, flags: c_uint) -> CudaError;
+    pub fn cudaEventDestroy(event: Event) -> CudaError;
+    pub fn cudaEventRecord(event: Event, stream: Stream) -> CudaError;
+    pub fn cudaHostRegister(ptr: *mut c_void, size: usize, flags: c_uint) -> CudaError;
+    pub fn cudaHostUnregister(ptr: *mut c_void) -> CudaError;
+}
+
+extern "C" {
+    pub fn g16_fr_test_op(
+        op: c_int,
+        a: *const c_void,
+        b: *const c_void,
+        out: *mut c_void,
+        n: usize,
+        stream: Stream,
+    ) -> c_int;
+    pub fn g16_fp_test_op(
+        op: c_int,
+        a: *const c_void,
+        b: *const c_void,
+        out: *mut c_void,
+        n: usize,
+        stream: Stream,
+    ) -> c_int;
+    pub fn g16_ntt_table_size(lg_max: u32) -> usize;
+    pub fn g16_ntt_table_init(
+        table: *mut c_void,
+        lg_max: u32,
+        omega_max: *const c_void,
+        omega_max_inv: *const c_void,
+        stream: Stream,
+    ) -> c_int;
+    pub fn g16_ntt(
+        data: *mut c_void,
+        lg_n: u32,
+        inverse: c_int,
+        bitrev_in: c_int,
+        bitrev_out: c_int,
+        table: *const c_void,
+        lg_max: u32,
+        stream: Stream,
+    ) -> c_int;
+    pub fn g16_scale_powers(
+        data: *mut c_void,
+        lg_n: u32,
+        first: *const c_void,
+        ratio: *const c_void,
+        index_bitrev: c_int,
+        stream: Stream,
+    ) -> c_int;
+    pub fn g16_h_pointwise(
+        a: *mut c_void,
+        b: *const c_void,
+        c: *const c_void,
+        n: usize,
+        factor: *const c_void,
+        stream: Stream,
+    ) -> c_int;
+    pub fn g16_bit_reverse(data: *mut c_void, lg_n: u32, stream: Stream) -> c_int;
+}

@@ -1,0 +1,108 @@
+//! The H polynomial on the GPU: the same transform as the CPU path (`cpu::fft::h_polynomial`),
+//! bit for bit, with `a, b, c` uploaded from pinned memory on a copy stream while the compute
+//! stream transforms what has already arrived.
+//!
+//! Order of work per vector: iNTT (natural in, bit-reversed out) → scale by `g^i / n` (indexed
+//! in bit-reversed order) → NTT (bit-reversed in, natural out) puts it on the coset. Then
+//! `a = (a·b − c) / Z(g) / n`, an iNTT in natural order, and a scale by `g^-i`.
+
+use blstrs::Scalar;
+use ff::{Field, PrimeField};
+
+use super::device::DeviceState;
+use super::kernels::{h_pointwise, ntt, scale_powers, NttTable};
+use super::runtime::{Event, PinnedRegion};
+use crate::error::Result;
+
+/// Smallest twiddle table built, so small proofs do not rebuild it for every size.
+const MIN_TABLE_LG: u32 = 16;
+
+/// `h` for evaluations `a, b, c` (each at most `n` long, zero-padded) over the domain of size
+/// `n`; returns its `n − 1` coefficients, as the CPU path does.
+pub fn h_polynomial(
+    state: &mut DeviceState,
+    a: &[Scalar],
+    b: &[Scalar],
+    c: &[Scalar],
+    n: usize,
+) -> Result<Vec<Scalar>> {
+    assert!(n.is_power_of_two() && a.len() <= n && b.len() <= n && c.len() <= n);
+    if n == 1 {
+        return Ok(Vec::new());
+    }
+    prepare(state, n)?;
+    let pins = [
+        PinnedRegion::new(a)?,
+        PinnedRegion::new(b)?,
+        PinnedRegion::new(c)?,
+    ];
+    let arrived = [Event::new()?, Event::new()?, Event::new()?];
+    for ((buf, src), ev) in state.abc.iter_mut().zip([a, b, c]).zip(&arrived) {
+        buf.upload_async(src, &state.copy)?;
+        ev.record(&state.copy)?;
+    }
+    transform(state, [a.len(), b.len(), c.len()], n, Some(&arrived))?;
+
+    let mut h: Vec<Scalar> = Vec::with_capacity(n - 1);
+    // SAFETY: Scalar is plain data; every element is written by the download below before
+    // it is read (the stream is synchronised first).
+    unsafe { h.set_len(n - 1) };
+    let h_pin = PinnedRegion::new(&h)?;
+    state.abc[0].download_async(&mut h, &state.compute)?;
+    state.compute.synchronize()?;
+    drop((pins, h_pin));
+    Ok(h)
+}
+
+/// Builds the twiddle table and the working buffers for a domain of `n` if needed.
+pub fn prepare(state: &mut DeviceState, n: usize) -> Result<()> {
+    let lg_n = n.trailing_zeros();
+    if state.table.as_ref().is_none_or(|t| t.lg_max < lg_n) {
+        state.table = None; // free the old table before building a larger one
+        state.table = Some(NttTable::new(lg_n.max(MIN_TABLE_LG), &state.compute)?);
+    }
+    state.ensure_abc(n)
+}
+
+/// The transform on the device: `abc[i]` holds `lens[i]` uploaded values (the rest is zeroed
+/// here); when `arrived` is given, each vector waits for its upload event first. Leaves the `n`
+/// coefficients of `h` (the last one zero for a satisfied circuit) in `abc[0]`. Queued on the
+/// compute stream; the caller synchronises.
+pub fn transform(
+    state: &mut DeviceState,
+    lens: [usize; 3],
+    n: usize,
+    arrived: Option<&[Event; 3]>,
+) -> Result<()> {
+    let lg_n = n.trailing_zeros();
+    let DeviceState {
+        compute,
+        table,
+        abc,
+        ..
+    } = state;
+    let table = table.as_ref().expect("prepare builds the table");
+    let g = Scalar::MULTIPLICATIVE_GENERATOR;
+    let n_inv = Scalar::from(n as u64).invert().unwrap();
+    for (i, (buf, len)) in abc.iter_mut().zip(lens).enumerate() {
+        if let Some(events) = arrived {
+            compute.wait(&events[i])?;
+        }
+        buf.zero_range_async(len, n, compute)?;
+        ntt(buf, lg_n, true, false, true, table, compute)?;
+        scale_powers(buf, lg_n, n_inv, g, true, compute)?;
+        ntt(buf, lg_n, false, true, false, table, compute)?;
+    }
+    let z_inv = (g.pow_vartime([n as u64]) - Scalar::ONE).invert().unwrap();
+    let (ha, rest) = abc.split_at_mut(1);
+    h_pointwise(&mut ha[0], &rest[0], &rest[1], n, z_inv * n_inv, compute)?;
+    ntt(&mut ha[0], lg_n, true, false, false, table, compute)?;
+    scale_powers(
+        &mut ha[0],
+        lg_n,
+        Scalar::ONE,
+        g.invert().unwrap(),
+        false,
+        compute,
+    )
+}

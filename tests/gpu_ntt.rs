@@ -1,0 +1,192 @@
+//! The GPU NTT equals the CPU FFT bit for bit: every size 2^1 .. 2^24 and 2^27 once, random
+//! and sparse inputs, forward and inverse, every input/output order, coset variants, and
+//! inverse(forward(x)) == x. Needs a GPU; prints a SKIP line without one.
+#![cfg(feature = "cuda")]
+
+mod gpu_support;
+
+use blstrs::Scalar;
+use ff::{Field, PrimeField};
+use gpu_support::*;
+use groth16_c2::backend::cpu::fft::{fft, scale_by_powers, Domain};
+use groth16_c2::backend::cuda::kernels::{ntt, scale_powers, NttTable};
+use groth16_c2::backend::cuda::runtime::Stream;
+use rand::{Rng, SeedableRng};
+use rayon::prelude::*;
+
+fn random(n: usize, seed: u64, sparse: bool) -> Vec<Scalar> {
+    let mut v = vec![Scalar::ZERO; n];
+    v.par_chunks_mut(1 << 14)
+        .enumerate()
+        .for_each(|(k, chunk)| {
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ (k as u64) << 20);
+            for x in chunk {
+                if !sparse || rng.gen_ratio(1, 64) {
+                    *x = Scalar::random(&mut rng);
+                }
+            }
+        });
+    v
+}
+
+fn bitrev(v: &[Scalar]) -> Vec<Scalar> {
+    let lg = v.len().trailing_zeros();
+    if lg == 0 {
+        return v.to_vec();
+    }
+    (0..v.len())
+        .map(|i| v[i.reverse_bits() >> (usize::BITS - lg)])
+        .collect()
+}
+
+struct Gpu {
+    stream: Stream,
+    table: NttTable,
+}
+
+impl Gpu {
+    fn new(lg_max: u32) -> Gpu {
+        let stream = Stream::new().unwrap();
+        let table = NttTable::new(lg_max, &stream).unwrap();
+        Gpu { stream, table }
+    }
+
+    fn ntt(&self, x: &[Scalar], inverse: bool, bitrev_in: bool, bitrev_out: bool) -> Vec<Scalar> {
+        let lg = x.len().trailing_zeros();
+        let mut d = to_device(x, &self.stream);
+        ntt(
+            &mut d,
+            lg,
+            inverse,
+            bitrev_in,
+            bitrev_out,
+            &self.table,
+            &self.stream,
+        )
+        .unwrap();
+        to_host(&d, x.len(), &self.stream)
+    }
+
+    /// Coset forward: scale by g^i, then NTT (natural order).
+    fn coset_ntt(&self, x: &[Scalar]) -> Vec<Scalar> {
+        let lg = x.len().trailing_zeros();
+        let mut d = to_device(x, &self.stream);
+        let g = Scalar::MULTIPLICATIVE_GENERATOR;
+        scale_powers(&mut d, lg, Scalar::ONE, g, false, &self.stream).unwrap();
+        ntt(&mut d, lg, false, false, false, &self.table, &self.stream).unwrap();
+        to_host(&d, x.len(), &self.stream)
+    }
+
+    /// Coset inverse: inverse NTT, then scale by g^-i / n.
+    fn coset_intt(&self, x: &[Scalar]) -> Vec<Scalar> {
+        let lg = x.len().trailing_zeros();
+        let mut d = to_device(x, &self.stream);
+        ntt(&mut d, lg, true, false, false, &self.table, &self.stream).unwrap();
+        let n_inv = Scalar::from(x.len() as u64).invert().unwrap();
+        let g_inv = Scalar::MULTIPLICATIVE_GENERATOR.invert().unwrap();
+        scale_powers(&mut d, lg, n_inv, g_inv, false, &self.stream).unwrap();
+        to_host(&d, x.len(), &self.stream)
+    }
+}
+
+fn cpu_fft(x: &[Scalar], inverse: bool) -> Vec<Scalar> {
+    let d = Domain::new(x.len());
+    let mut v = x.to_vec();
+    fft(
+        &mut v,
+        if inverse { d.omega_inv() } else { d.omega() },
+        d.log_n,
+    );
+    v
+}
+
+fn check_size(gpu: &Gpu, lg: u32, seed: u64) {
+    let n = 1usize << lg;
+    for sparse in [false, true] {
+        let x = random(n, seed + sparse as u64, sparse);
+        let what = |v: &str| format!("2^{lg} {} {v}", if sparse { "sparse" } else { "random" });
+        for inverse in [false, true] {
+            let want = cpu_fft(&x, inverse);
+            let want_rev = bitrev(&want);
+            let x_rev = bitrev(&x);
+            let kind = if inverse { "inverse" } else { "forward" };
+            assert!(
+                gpu.ntt(&x, inverse, false, false) == want,
+                "{}",
+                what(&format!("{kind} NN"))
+            );
+            assert!(
+                gpu.ntt(&x, inverse, false, true) == want_rev,
+                "{}",
+                what(&format!("{kind} NR"))
+            );
+            assert!(
+                gpu.ntt(&x_rev, inverse, true, false) == want,
+                "{}",
+                what(&format!("{kind} RN"))
+            );
+            assert!(
+                gpu.ntt(&x_rev, inverse, true, true) == want_rev,
+                "{}",
+                what(&format!("{kind} RR"))
+            );
+        }
+        // Coset forward and inverse against the CPU, and the round trip.
+        let g = Scalar::MULTIPLICATIVE_GENERATOR;
+        let mut want = x.clone();
+        scale_by_powers(&mut want, Scalar::ONE, g);
+        let want = cpu_fft(&want, false);
+        let coset = gpu.coset_ntt(&x);
+        assert!(coset == want, "{}", what("coset forward"));
+        assert!(
+            gpu.coset_intt(&coset) == x,
+            "{}",
+            what("coset inverse(forward(x))")
+        );
+        let mut back = gpu.ntt(&gpu.ntt(&x, false, false, true), true, true, false);
+        scale_by_powers(
+            &mut back,
+            Scalar::from(n as u64).invert().unwrap(),
+            Scalar::ONE,
+        );
+        assert!(back == x, "{}", what("inverse(forward(x))"));
+    }
+}
+
+#[test]
+fn ntt_matches_cpu_fft_up_to_2_pow_24() {
+    if !gpu_or_skip("ntt_matches_cpu_fft_up_to_2_pow_24") {
+        return;
+    }
+    let gpu = Gpu::new(24);
+    for lg in 1..=24 {
+        check_size(&gpu, lg, lg as u64);
+    }
+}
+
+#[test]
+fn small_domains_with_a_larger_table() {
+    if !gpu_or_skip("small_domains_with_a_larger_table") {
+        return;
+    }
+    // Every size served by one 2^27 table (as the prover does).
+    let gpu = Gpu::new(27);
+    for lg in [1, 2, 5, 11, 12, 17] {
+        check_size(&gpu, lg, 100 + lg as u64);
+    }
+}
+
+#[test]
+fn ntt_2_pow_27_once() {
+    if !gpu_or_skip("ntt_2_pow_27_once") {
+        return;
+    }
+    let gpu = Gpu::new(27);
+    let x = random(1 << 27, 27, false);
+    assert!(
+        gpu.ntt(&x, false, false, false) == cpu_fft(&x, false),
+        "2^27 forward"
+    );
+    let y = gpu.ntt(&x, true, false, true);
+    assert!(bitrev(&y) == cpu_fft(&x, true), "2^27 inverse NR");
+}
