@@ -22,6 +22,40 @@ typedef struct { fp_t x, y; } g1_affine_t;
 typedef struct { fp_t x[2], y[2]; } g2_affine_t;
 
 
+#define MEMCPY_HOST_TO_DEVICE 1
+
+#define MEMCPY_DEVICE_TO_HOST 2
+
+#define STREAM_NON_BLOCKING 1
+
+#define EVENT_DISABLE_TIMING 2
+
+#define HOST_REGISTER_DEFAULT 0
+
+#define GROTH16_C2_OK 0
+
+#define GROTH16_C2_ERR_NULL_ARGUMENT 1
+
+#define GROTH16_C2_ERR_INVALID_ARGUMENT 2
+
+#define GROTH16_C2_ERR_CIRCUIT 3
+
+#define GROTH16_C2_ERR_IO 4
+
+#define GROTH16_C2_ERR_MALFORMED_PARAMS 5
+
+#define GROTH16_C2_ERR_BAD_POINT 6
+
+#define GROTH16_C2_ERR_UNUSABLE_SRS 7
+
+#define GROTH16_C2_ERR_INVALID_HANDLE 8
+
+#define GROTH16_C2_ERR_PANIC 9
+
+#define GROTH16_C2_ERR_INVALID_PROOF 10
+
+#define GROTH16_C2_ERR_CUDA 11
+
 // `{ int32_t code; char* message; }`. `code == 0` is success and `message` is then NULL.
 typedef struct {
   int32_t code;
@@ -88,9 +122,86 @@ typedef struct {
   size_t num_circuits;
 } groth16_timings;
 
+#define SUCCESS 0
+
+#define ERROR_HOST_MEMORY_ALREADY_REGISTERED 712
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+extern CudaError cudaGetDeviceCount(int *count);
+
+extern CudaError cudaSetDevice(int device);
+
+extern const char *cudaGetErrorString(CudaError error);
+
+extern CudaError cudaGetLastError(void);
+
+extern CudaError cudaMemGetInfo(size_t *free, size_t *total);
+
+extern CudaError cudaMalloc(void **ptr, size_t size);
+
+extern CudaError cudaFree(void *ptr);
+
+extern CudaError cudaMemcpyAsync(void *dst, const void *src, size_t count, int kind, Stream stream);
+
+extern CudaError cudaMemsetAsync(void *dst, int value, size_t count, Stream stream);
+
+extern CudaError cudaStreamCreateWithFlags(Stream *stream, unsigned int flags);
+
+extern CudaError cudaStreamDestroy(Stream stream);
+
+extern CudaError cudaStreamSynchronize(Stream stream);
+
+extern CudaError cudaStreamWaitEvent(Stream stream, Event event, unsigned int flags);
+
+extern CudaError cudaEventCreateWithFlags(Event *event, unsigned int flags);
+
+extern CudaError cudaEventDestroy(Event event);
+
+extern CudaError cudaEventRecord(Event event, Stream stream);
+
+extern CudaError cudaHostRegister(void *ptr, size_t size, unsigned int flags);
+
+extern CudaError cudaHostUnregister(void *ptr);
+
+extern int g16_fr_test_op(int op, const void *a, const void *b, void *out, size_t n, Stream stream);
+
+extern int g16_fp_test_op(int op, const void *a, const void *b, void *out, size_t n, Stream stream);
+
+extern size_t g16_ntt_table_size(uint32_t lg_max);
+
+extern int g16_ntt_table_init(void *table,
+                              uint32_t lg_max,
+                              const void *omega_max,
+                              const void *omega_max_inv,
+                              Stream stream);
+
+extern int g16_ntt(void *data,
+                   uint32_t lg_n,
+                   int inverse,
+                   int bitrev_in,
+                   int bitrev_out,
+                   const void *table,
+                   uint32_t lg_max,
+                   Stream stream);
+
+extern int g16_scale_powers(void *data,
+                            uint32_t lg_n,
+                            const void *first,
+                            const void *ratio,
+                            int index_bitrev,
+                            Stream stream);
+
+extern int g16_h_pointwise(void *a,
+                           const void *b,
+                           const void *c,
+                           size_t n,
+                           const void *factor,
+                           Stream stream);
+
+extern int g16_bit_reverse(void *data, uint32_t lg_n, Stream stream);
 
 // A new lock for one GPU, to share between the workers that use that GPU.
 void *create_gpu_mutex(void);
@@ -153,6 +264,15 @@ Error generate_groth16_proofs_start_c(const Assignment *provers,
 // `proofs` must hold as many proofs as the batch has circuits.
 Error finalize_groth16_proof_c(void *pending, groth16_proof *proofs);
 
+// As `finalize_groth16_proof_c`, and writes the batch's complete stage timings to `*timings`
+// (when not NULL): hosts whose threads migrate (Go) cannot rely on `groth16_c2_last_timings`.
+//
+// # Safety
+// As `finalize_groth16_proof_c`; `timings` must be NULL or writable.
+Error finalize_groth16_proof_timed_c(void *pending,
+                                     groth16_proof *proofs,
+                                     groth16_timings *timings);
+
 // Abandons a pending batch without finalizing it. A finalized, destroyed or NULL handle is
 // ignored, so hosts may call it after `finalize_groth16_proof_c` or instead of it.
 void destroy_pending_proof(void *pending);
@@ -192,6 +312,11 @@ SRS clone_SRS(const SRS *srs);
 
 // The backend this library proves with ("cpu" or "cuda"), a static string.
 const char *groth16_c2_backend(void);
+
+// How many arguments this build's `generate_groth16_proofs_c` takes: 6 (supraseal-c2's form)
+// or 8 (Curio's, the `cuzk-abi` feature). A host calls it once at start-up to catch a library
+// built for the other form, which would otherwise link and misread its arguments.
+int32_t groth16_c2_abi_arguments(void);
 
 // Copies the timings of the last prove call that finished on this thread into `*out`.
 // Returns false (and leaves `*out` alone) if there was none.

@@ -66,21 +66,38 @@ pub enum Error {
     Panic(String),
 }
 
+/// The codes in `Error.code` (C ABI), one per kind of failure; 0 is success.
+pub mod codes {
+    pub const GROTH16_C2_OK: i32 = 0;
+    pub const GROTH16_C2_ERR_NULL_ARGUMENT: i32 = 1;
+    pub const GROTH16_C2_ERR_INVALID_ARGUMENT: i32 = 2;
+    pub const GROTH16_C2_ERR_CIRCUIT: i32 = 3;
+    pub const GROTH16_C2_ERR_IO: i32 = 4;
+    pub const GROTH16_C2_ERR_MALFORMED_PARAMS: i32 = 5;
+    pub const GROTH16_C2_ERR_BAD_POINT: i32 = 6;
+    pub const GROTH16_C2_ERR_UNUSABLE_SRS: i32 = 7;
+    pub const GROTH16_C2_ERR_INVALID_HANDLE: i32 = 8;
+    pub const GROTH16_C2_ERR_PANIC: i32 = 9;
+    pub const GROTH16_C2_ERR_INVALID_PROOF: i32 = 10;
+    pub const GROTH16_C2_ERR_CUDA: i32 = 11;
+}
+
 impl Error {
-    /// The numeric code returned through the C ABI. Zero means success, so every variant is non-zero.
+    /// The numeric code returned through the C ABI ([`codes`]); never 0.
     pub fn code(&self) -> i32 {
+        use codes::*;
         match self {
-            Error::NullArgument(_) => 1,
-            Error::InvalidArgument(_) => 2,
-            Error::Circuit { .. } => 3,
-            Error::Io { .. } => 4,
-            Error::MalformedParams { .. } => 5,
-            Error::BadPoint { .. } => 6,
-            Error::UnusableSrs(_) => 7,
-            Error::InvalidHandle(_) => 8,
-            Error::Panic(_) => 9,
-            Error::InvalidProof => 10,
-            Error::Cuda { .. } => 11,
+            Error::NullArgument(_) => GROTH16_C2_ERR_NULL_ARGUMENT,
+            Error::InvalidArgument(_) => GROTH16_C2_ERR_INVALID_ARGUMENT,
+            Error::Circuit { .. } => GROTH16_C2_ERR_CIRCUIT,
+            Error::Io { .. } => GROTH16_C2_ERR_IO,
+            Error::MalformedParams { .. } => GROTH16_C2_ERR_MALFORMED_PARAMS,
+            Error::BadPoint { .. } => GROTH16_C2_ERR_BAD_POINT,
+            Error::UnusableSrs(_) => GROTH16_C2_ERR_UNUSABLE_SRS,
+            Error::InvalidHandle(_) => GROTH16_C2_ERR_INVALID_HANDLE,
+            Error::Panic(_) => GROTH16_C2_ERR_PANIC,
+            Error::InvalidProof => GROTH16_C2_ERR_INVALID_PROOF,
+            Error::Cuda { .. } => GROTH16_C2_ERR_CUDA,
         }
     }
 

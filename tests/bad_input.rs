@@ -942,3 +942,37 @@ fn finalize_twice() {
     drop(pending);
     f.assert_healthy();
 }
+
+#[test]
+fn timed_finalize_and_abi_form() {
+    let expected = if cfg!(feature = "cuzk-abi") { 8 } else { 6 };
+    assert_eq!(ffi::groth16_c2_abi_arguments(), expected);
+    let f = fixture(12);
+    let pending = start_c(
+        &f.srs,
+        &[&f.witness],
+        &[Scalar::ONE],
+        &[Scalar::ONE],
+        std::ptr::null_mut(),
+    )
+    .unwrap();
+    let mut proofs = vec![zero_proof(); 1];
+    let mut t = ProofTimings::default();
+    let e =
+        unsafe { ffi::finalize_groth16_proof_timed_c(pending.ptr, proofs.as_mut_ptr(), &mut t) };
+    take_error(e).unwrap();
+    assert_eq!(t.num_circuits, 1);
+    assert!(
+        t.total_ms >= t.gpu_total_ms && t.gpu_total_ms > 0.0,
+        "{t:?}"
+    );
+    assert_verifies(&f.params, &proofs[0], &f.public);
+    assert_eq!(
+        ffi::GROTH16_C2_ERR_INVALID_HANDLE,
+        expect_err(
+            pending.finalize(),
+            "finalize after timed finalize",
+            "not live"
+        )
+    );
+}

@@ -11,15 +11,18 @@ mod prove;
 mod srs;
 mod util;
 
+pub use crate::error::codes::*;
 pub use error::CError;
 pub use lock::{create_gpu_mutex, destroy_gpu_mutex};
 pub use pending::live_pending_handles;
 pub use prove::{
-    destroy_pending_proof, finalize_groth16_proof_c, generate_groth16_proofs_c,
-    generate_groth16_proofs_start_c, groth16_pending_timings,
+    destroy_pending_proof, finalize_groth16_proof_c, finalize_groth16_proof_timed_c,
+    generate_groth16_proofs_c, generate_groth16_proofs_start_c, groth16_pending_timings,
 };
 pub use srs::{clone_SRS, create_SRS, drop_SRS, evict_SRS, SrsHandle};
-pub use util::{groth16_c2_backend, groth16_c2_last_timings, verify_groth16_proof_c};
+pub use util::{
+    groth16_c2_abi_arguments, groth16_c2_backend, groth16_c2_last_timings, verify_groth16_proof_c,
+};
 
 /// A reference to `*ptr`, or a "null pointer passed as `name`" error.
 ///

@@ -195,6 +195,20 @@ pub unsafe extern "C" fn finalize_groth16_proof_c(
     pending: *mut c_void,
     proofs: *mut Proof,
 ) -> CError {
+    finalize_groth16_proof_timed_c(pending, proofs, std::ptr::null_mut())
+}
+
+/// As `finalize_groth16_proof_c`, and writes the batch's complete stage timings to `*timings`
+/// (when not NULL): hosts whose threads migrate (Go) cannot rely on `groth16_c2_last_timings`.
+///
+/// # Safety
+/// As `finalize_groth16_proof_c`; `timings` must be NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn finalize_groth16_proof_timed_c(
+    pending: *mut c_void,
+    proofs: *mut Proof,
+    timings: *mut ProofTimings,
+) -> CError {
     guard(|| {
         if pending.is_null() {
             return Err(Error::NullArgument("pending"));
@@ -204,8 +218,11 @@ pub unsafe extern "C" fn finalize_groth16_proof_c(
         }
         let work = pending::take(pending)?;
         let n = work.len();
-        let result = work.finalize()?;
+        let (result, t) = work.finalize_timed()?;
         write_proofs(std::slice::from_raw_parts_mut(proofs, n), result);
+        if let Some(out) = timings.as_mut() {
+            *out = t;
+        }
         Ok(())
     })
 }

@@ -16,6 +16,18 @@ pub extern "C" fn groth16_c2_backend() -> *const c_char {
     guard_or(std::ptr::null(), || crate::backend_name_cstr().as_ptr())
 }
 
+/// How many arguments this build's `generate_groth16_proofs_c` takes: 6 (supraseal-c2's form)
+/// or 8 (Curio's, the `cuzk-abi` feature). A host calls it once at start-up to catch a library
+/// built for the other form, which would otherwise link and misread its arguments.
+#[no_mangle]
+pub extern "C" fn groth16_c2_abi_arguments() -> i32 {
+    if cfg!(feature = "cuzk-abi") {
+        8
+    } else {
+        6
+    }
+}
+
 /// Copies the timings of the last prove call that finished on this thread into `*out`.
 /// Returns false (and leaves `*out` alone) if there was none.
 ///

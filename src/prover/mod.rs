@@ -214,6 +214,11 @@ fn device_section(
 impl PendingProofs {
     /// Runs the G2 tail MSMs and the epilogue.
     pub fn finalize(self) -> Result<Vec<Proof>> {
+        self.finalize_timed().map(|(proofs, _)| proofs)
+    }
+
+    /// As [`finalize`](Self::finalize), also returning the call's complete stage timings.
+    pub fn finalize_timed(self) -> Result<(Vec<Proof>, ProofTimings)> {
         let backend = default_backend();
         let mut timings = self.timings;
         let t = Instant::now();
@@ -251,7 +256,7 @@ impl PendingProofs {
         timings.epilogue_ms = ms(t.elapsed());
         timings.total_ms = ms(self.started.elapsed());
         telemetry::record(timings);
-        Ok(proofs)
+        Ok((proofs, timings))
     }
 
     /// Stage timings so far (`b_g2_msm_ms`, `epilogue_ms` and `total_ms` are filled by finalize).
