@@ -6,6 +6,12 @@
 //
 // Data layout: fr_t is 4 x u64 (8 x u32) little-endian limbs in Montgomery form with R = 2^256,
 // fp_t is 6 x u64 (12 x u32) with R = 2^384: exactly blst's memory, so no conversion pass.
+//
+// Limits (added with the kernels; see cuda/README.md): device pointers to Fr data and tables
+// must be 16-byte aligned (cudaMalloc's 256 is fine). lg_max <= 32, lg_n <= 31. Invalid
+// arguments return cudaErrorInvalidValue (1) without launching anything. The NTT launches may
+// call cudaFuncSetAttribute (64 KiB dynamic shared memory) on the current device; nothing
+// else touches device-wide state.
 #ifndef GROTH16_C2_LAUNCHER_H
 #define GROTH16_C2_LAUNCHER_H
 
@@ -32,6 +38,7 @@ int g16_fp_test_op(int op, const void* a, const void* b, void* out, size_t n, g1
 // 2^lg_max-th root of unity (Montgomery form) the host computed the same way bellperson does
 // (Fr::ROOT_OF_UNITY squared S - lg_max times); the table holds enough powers of it and of its
 // inverse for every smaller domain.
+// g16_ntt_table_size returns 0 when lg_max is outside 1..32.
 size_t g16_ntt_table_size(uint32_t lg_max);
 int g16_ntt_table_init(void* table, uint32_t lg_max, const void* omega_max_host,
                        const void* omega_max_inv_host, g16_stream_t stream);

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # scripts/gpu-pack.sh [PACK_DIR]: builds the release test binaries and examples with
-# `--features cuda,bellpepper` (CUDA runtime linked statically), strips them and copies them,
-# with scripts/gpu-run.sh, into PACK_DIR (default gpu-pack/, git-ignored). The folder is what
-# travels to the GPU machine, which has the driver but no Rust: pass it in the device tool's
-# `carry` and run `bash gpu-pack/gpu-run.sh gpu-pack $OUT` there.
+# `--features cuda,bellpepper` (CUDA runtime linked statically), strips them and packs them,
+# xz-compressed (the kernels make each binary ~13 MB; the device tool carries 64 MiB), with
+# scripts/gpu-run.sh into PACK_DIR (default gpu-pack/, git-ignored). The folder is what travels
+# to the GPU machine, which has the driver but no Rust: pass it in the device tool's `carry` and
+# run `bash gpu-pack/gpu-run.sh gpu-pack $OUT` there (it unpacks the binaries itself).
 #
 # GPU_PACK_TESTS (space-separated test target names) overrides the default selection.
 set -euo pipefail
@@ -17,8 +18,9 @@ if ! command -v nvcc >/dev/null && [ -z "${NVCC:-}" ] && [ -f .cuda-venv/cuda.en
     source .cuda-venv/cuda.env
 fi
 
-rm -rf "$pack"
-mkdir -p "$pack/tests" "$pack/examples"
+stage=target/gpu-pack-stage
+rm -rf "$pack" "$stage"
+mkdir -p "$pack" "$stage/tests" "$stage/examples"
 args=(--release --features cuda,bellpepper)
 targets=(--lib)
 for t in $tests; do targets+=(--test "$t"); done
@@ -33,13 +35,14 @@ for line in sys.stdin:
         name = "lib" if kind == "lib" else m["target"]["name"]
         print(name, m["executable"])
 ' | while read -r name exe; do
-    cp "$exe" "$pack/tests/$name"
+    cp "$exe" "$stage/tests/$name"
 done
 for e in $examples; do
     cargo build "${args[@]}" --example "$e"
-    cp "target/release/examples/$e" "$pack/examples/$e"
+    cp "target/release/examples/$e" "$stage/examples/$e"
 done
-strip "$pack"/tests/* "$pack"/examples/*
+strip "$stage"/tests/* "$stage"/examples/*
+ls -l "$stage/tests" "$stage/examples"
+tar -C "$stage" -cf - tests examples | xz -T0 -6 >"$pack/bin.tar.xz"
 cp scripts/gpu-run.sh "$pack/gpu-run.sh"
 du -sh "$pack"
-ls -l "$pack/tests" "$pack/examples"

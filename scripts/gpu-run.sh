@@ -1,12 +1,24 @@
 #!/usr/bin/env bash
 # gpu-run.sh PACK_DIR LOG_DIR [TEST ...]: runs the packed test binaries (all, or the named
-# ones) on the GPU machine, one log per binary in LOG_DIR, and prints a summary. Exits non-zero
+# ones) on the GPU machine, one log per binary in LOG_DIR, and prints a summary. With
+# GPU_RUN_EXAMPLE="name args", it then runs that packed example too (output in LOG_DIR). Exits non-zero
 # when any binary fails. Extra arguments for every test binary go in GPU_TEST_ARGS.
 set -uo pipefail
 pack=${1:?usage: gpu-run.sh PACK_DIR LOG_DIR [TEST ...]}
 logs=${2:?usage: gpu-run.sh PACK_DIR LOG_DIR [TEST ...]}
 shift 2
 mkdir -p "$logs"
+if [ -f "$pack/bin.tar.xz" ]; then
+    # gpu-pack.sh ships the binaries compressed; unpack them beside the logs' machine-local tmp.
+    unpacked=$(mktemp -d)
+    if command -v xz >/dev/null; then
+        tar -C "$unpacked" -xJf "$pack/bin.tar.xz"
+    else
+        python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1], "r:xz").extractall(sys.argv[2])' \
+            "$pack/bin.tar.xz" "$unpacked"
+    fi
+    pack=$unpacked
+fi
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | tee "$logs/gpu.txt"
 names=("$@")
 if [ ${#names[@]} -eq 0 ]; then
@@ -24,4 +36,10 @@ for name in "${names[@]}"; do
     [ $rc -eq 0 ] || { failed=$((failed + 1)); tail -30 "$logs/$name.log"; }
 done
 echo "gpu-run: ${#names[@]} binaries, $failed failed"
+if [ -n "${GPU_RUN_EXAMPLE:-}" ]; then
+    read -r example args <<<"$GPU_RUN_EXAMPLE"
+    echo "--- example $example $args"
+    # shellcheck disable=SC2086
+    "$pack/examples/$example" $args 2>&1 | tee "$logs/$example.log"
+fi
 [ $failed -eq 0 ]

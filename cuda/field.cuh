@@ -1,0 +1,320 @@
+// Montgomery arithmetic over a prime field held in N little-endian 32-bit limbs, with R = 2^(32N).
+// One template serves Fr and Fp; the constants come from a parameter struct (bls12_381.cuh).
+// Device code uses PTX carry chains; the same operations also compile for the host (portable
+// 64-bit arithmetic), which the launcher uses for a few per-call constants and which lets the
+// kernels' index logic be checked on a machine without a GPU.
+//
+// Requirements on the modulus: odd, and below 2^(32N-1) (both BLS12-381 fields have spare top
+// bits), so a + b never carries out of N limbs and the CIOS accumulator fits N + 1 limbs.
+// Every operation takes fully reduced inputs and returns fully reduced outputs, so values are
+// bit-identical to blst's.
+#ifndef GROTH16_C2_FIELD_CUH
+#define GROTH16_C2_FIELD_CUH
+
+#include <stdint.h>
+
+#if defined(__CUDACC__)
+#define G16_HD __host__ __device__ __forceinline__
+#else
+#define G16_HD inline
+#endif
+
+// Full unrolling in device code; host compilers (nvcc's host pass included) see nothing, so
+// -Wall stays quiet about an unknown pragma.
+#if defined(__CUDA_ARCH__)
+#define G16_UNROLL _Pragma("unroll")
+#else
+#define G16_UNROLL
+#endif
+
+namespace g16 {
+
+#if defined(__CUDA_ARCH__) || defined(G16_EMULATE_PTX)
+#define G16_CARRY_CHAINS 1
+#endif
+
+#if defined(__CUDA_ARCH__)
+// One PTX instruction each. `volatile` keeps NVVM from reordering them: the carry flag they
+// share is invisible to it (ptxas does see it and schedules correctly).
+namespace ptx {
+__device__ __forceinline__ uint32_t add_cc(uint32_t a, uint32_t b) {
+  uint32_t r; asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b)); return r; }
+__device__ __forceinline__ uint32_t addc_cc(uint32_t a, uint32_t b) {
+  uint32_t r; asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b)); return r; }
+__device__ __forceinline__ uint32_t addc(uint32_t a, uint32_t b) {
+  uint32_t r; asm volatile("addc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b)); return r; }
+__device__ __forceinline__ uint32_t sub_cc(uint32_t a, uint32_t b) {
+  uint32_t r; asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b)); return r; }
+__device__ __forceinline__ uint32_t subc_cc(uint32_t a, uint32_t b) {
+  uint32_t r; asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b)); return r; }
+__device__ __forceinline__ uint32_t subc(uint32_t a, uint32_t b) {
+  uint32_t r; asm volatile("subc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b)); return r; }
+__device__ __forceinline__ uint32_t mad_lo_cc(uint32_t a, uint32_t b, uint32_t c) {
+  uint32_t r; asm volatile("mad.lo.cc.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c)); return r; }
+__device__ __forceinline__ uint32_t madc_lo_cc(uint32_t a, uint32_t b, uint32_t c) {
+  uint32_t r; asm volatile("madc.lo.cc.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c)); return r; }
+__device__ __forceinline__ uint32_t mad_hi_cc(uint32_t a, uint32_t b, uint32_t c) {
+  uint32_t r; asm volatile("mad.hi.cc.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c)); return r; }
+__device__ __forceinline__ uint32_t madc_hi_cc(uint32_t a, uint32_t b, uint32_t c) {
+  uint32_t r; asm volatile("madc.hi.cc.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c)); return r; }
+__device__ __forceinline__ uint32_t madc_hi(uint32_t a, uint32_t b, uint32_t c) {
+  uint32_t r; asm volatile("madc.hi.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c)); return r; }
+}  // namespace ptx
+#elif defined(G16_EMULATE_PTX)
+// Host model of the same instructions (carry flag in a global), so that the device code path
+// of every operation can be checked against a reference on a machine without a GPU.
+namespace ptx {
+inline uint32_t& cf() { static thread_local uint32_t c = 0; return c; }
+inline uint32_t add_cc(uint32_t a, uint32_t b) { uint64_t s = (uint64_t)a + b; cf() = (uint32_t)(s >> 32); return (uint32_t)s; }
+inline uint32_t addc_cc(uint32_t a, uint32_t b) { uint64_t s = (uint64_t)a + b + cf(); cf() = (uint32_t)(s >> 32); return (uint32_t)s; }
+inline uint32_t addc(uint32_t a, uint32_t b) { return (uint32_t)((uint64_t)a + b + cf()); }
+inline uint32_t sub_cc(uint32_t a, uint32_t b) { uint64_t d = (uint64_t)a - b; cf() = (uint32_t)(d >> 63); return (uint32_t)d; }
+inline uint32_t subc_cc(uint32_t a, uint32_t b) { uint64_t d = (uint64_t)a - b - cf(); cf() = (uint32_t)(d >> 63); return (uint32_t)d; }
+inline uint32_t subc(uint32_t a, uint32_t b) { return (uint32_t)((uint64_t)a - b - cf()); }
+inline uint32_t mad_lo_cc(uint32_t a, uint32_t b, uint32_t c) { return add_cc(a * b, c); }
+inline uint32_t madc_lo_cc(uint32_t a, uint32_t b, uint32_t c) { return addc_cc(a * b, c); }
+inline uint32_t mad_hi_cc(uint32_t a, uint32_t b, uint32_t c) { return add_cc((uint32_t)(((uint64_t)a * b) >> 32), c); }
+inline uint32_t madc_hi_cc(uint32_t a, uint32_t b, uint32_t c) { return addc_cc((uint32_t)(((uint64_t)a * b) >> 32), c); }
+inline uint32_t madc_hi(uint32_t a, uint32_t b, uint32_t c) { return addc((uint32_t)(((uint64_t)a * b) >> 32), c); }
+}  // namespace ptx
+#endif
+
+// P provides: static constexpr int N; static constexpr uint32_t M0 (= -p^-1 mod 2^32);
+// static G16_HD uint32_t mod(int i), rr(int i) (R^2 mod p), one(int i) (R mod p),
+// pm2(int i) (p - 2, the inversion exponent). Called with compile-time indices only.
+template <class P>
+struct mont_t {
+  static constexpr int N = P::N;
+  uint32_t v[N];
+
+  static G16_HD mont_t zero() {
+    mont_t r;
+G16_UNROLL
+    for (int i = 0; i < N; i++) r.v[i] = 0;
+    return r;
+  }
+  static G16_HD mont_t one() {
+    mont_t r;
+G16_UNROLL
+    for (int i = 0; i < N; i++) r.v[i] = P::one(i);
+    return r;
+  }
+
+  G16_HD bool is_zero() const {
+    uint32_t acc = 0;
+G16_UNROLL
+    for (int i = 0; i < N; i++) acc |= v[i];
+    return acc == 0;
+  }
+  friend G16_HD bool operator==(const mont_t& a, const mont_t& b) {
+    uint32_t acc = 0;
+G16_UNROLL
+    for (int i = 0; i < N; i++) acc |= a.v[i] ^ b.v[i];
+    return acc == 0;
+  }
+  friend G16_HD bool operator!=(const mont_t& a, const mont_t& b) { return !(a == b); }
+
+  // r = x - p if x >= p, else x. x < 2p, and 2p fits N limbs.
+  static G16_HD void reduce_once(uint32_t x[N]) {
+    uint32_t t[N];
+    uint32_t borrow;
+#if defined(G16_CARRY_CHAINS)
+    t[0] = ptx::sub_cc(x[0], P::mod(0));
+G16_UNROLL
+    for (int i = 1; i < N; i++) t[i] = ptx::subc_cc(x[i], P::mod(i));
+    borrow = ptx::subc(0, 0);  // 0xffffffff when x < p
+#else
+    uint64_t b = 0;
+    for (int i = 0; i < N; i++) {
+      uint64_t d = (uint64_t)x[i] - P::mod(i) - b;
+      t[i] = (uint32_t)d;
+      b = (d >> 32) & 1;
+    }
+    borrow = b ? 0xffffffffu : 0u;
+#endif
+G16_UNROLL
+    for (int i = 0; i < N; i++) x[i] = borrow ? x[i] : t[i];
+  }
+
+  friend G16_HD mont_t operator+(const mont_t& a, const mont_t& b) {
+    mont_t r;
+#if defined(G16_CARRY_CHAINS)
+    r.v[0] = ptx::add_cc(a.v[0], b.v[0]);
+G16_UNROLL
+    for (int i = 1; i < N; i++) r.v[i] = ptx::addc_cc(a.v[i], b.v[i]);
+#else
+    uint64_t c = 0;
+    for (int i = 0; i < N; i++) {
+      uint64_t s = (uint64_t)a.v[i] + b.v[i] + c;
+      r.v[i] = (uint32_t)s;
+      c = s >> 32;
+    }
+#endif
+    reduce_once(r.v);
+    return r;
+  }
+
+  friend G16_HD mont_t operator-(const mont_t& a, const mont_t& b) {
+    mont_t r;
+    uint32_t mask;
+#if defined(G16_CARRY_CHAINS)
+    r.v[0] = ptx::sub_cc(a.v[0], b.v[0]);
+G16_UNROLL
+    for (int i = 1; i < N; i++) r.v[i] = ptx::subc_cc(a.v[i], b.v[i]);
+    mask = ptx::subc(0, 0);
+    r.v[0] = ptx::add_cc(r.v[0], P::mod(0) & mask);
+G16_UNROLL
+    for (int i = 1; i < N - 1; i++) r.v[i] = ptx::addc_cc(r.v[i], P::mod(i) & mask);
+    r.v[N - 1] = ptx::addc(r.v[N - 1], P::mod(N - 1) & mask);
+#else
+    uint64_t br = 0;
+    for (int i = 0; i < N; i++) {
+      uint64_t d = (uint64_t)a.v[i] - b.v[i] - br;
+      r.v[i] = (uint32_t)d;
+      br = (d >> 32) & 1;
+    }
+    mask = br ? 0xffffffffu : 0u;
+    uint64_t c = 0;
+    for (int i = 0; i < N; i++) {
+      uint64_t s = (uint64_t)r.v[i] + (P::mod(i) & mask) + c;
+      r.v[i] = (uint32_t)s;
+      c = s >> 32;
+    }
+#endif
+    return r;
+  }
+
+  G16_HD mont_t operator-() const {
+    // p - a, except that -0 = 0.
+    mont_t r;
+    uint32_t nz = is_zero() ? 0u : 0xffffffffu;
+#if defined(G16_CARRY_CHAINS)
+    r.v[0] = ptx::sub_cc(P::mod(0) & nz, v[0]);
+G16_UNROLL
+    for (int i = 1; i < N - 1; i++) r.v[i] = ptx::subc_cc(P::mod(i) & nz, v[i]);
+    r.v[N - 1] = ptx::subc(P::mod(N - 1) & nz, v[N - 1]);
+#else
+    uint64_t b = 0;
+    for (int i = 0; i < N; i++) {
+      uint64_t d = (uint64_t)(P::mod(i) & nz) - v[i] - b;
+      r.v[i] = (uint32_t)d;
+      b = (d >> 32) & 1;
+    }
+#endif
+    return r;
+  }
+
+  // Montgomery product a * b / R mod p (CIOS). Per outer step the low and the high halves of
+  // the 32x32 products go in two separate carry chains, so every step is a fused multiply-add;
+  // the accumulator stays below 2^33 * p < 2^(32(N+1)) before each shift.
+  friend G16_HD mont_t operator*(const mont_t& a, const mont_t& b) {
+    uint32_t t[N + 1];
+G16_UNROLL
+    for (int j = 0; j <= N; j++) t[j] = 0;
+#if defined(G16_CARRY_CHAINS)
+G16_UNROLL
+    for (int i = 0; i < N; i++) {
+      const uint32_t bi = b.v[i];
+      t[0] = ptx::mad_lo_cc(a.v[0], bi, t[0]);
+G16_UNROLL
+      for (int j = 1; j < N; j++) t[j] = ptx::madc_lo_cc(a.v[j], bi, t[j]);
+      t[N] = ptx::addc(t[N], 0);
+      t[1] = ptx::mad_hi_cc(a.v[0], bi, t[1]);
+G16_UNROLL
+      for (int j = 1; j < N - 1; j++) t[j + 1] = ptx::madc_hi_cc(a.v[j], bi, t[j + 1]);
+      t[N] = ptx::madc_hi(a.v[N - 1], bi, t[N]);
+
+      const uint32_t m = t[0] * P::M0;
+      t[0] = ptx::mad_lo_cc(m, P::mod(0), t[0]);
+G16_UNROLL
+      for (int j = 1; j < N; j++) t[j] = ptx::madc_lo_cc(m, P::mod(j), t[j]);
+      t[N] = ptx::addc(t[N], 0);
+      t[1] = ptx::mad_hi_cc(m, P::mod(0), t[1]);
+G16_UNROLL
+      for (int j = 1; j < N - 1; j++) t[j + 1] = ptx::madc_hi_cc(m, P::mod(j), t[j + 1]);
+      t[N] = ptx::madc_hi(m, P::mod(N - 1), t[N]);
+
+G16_UNROLL
+      for (int j = 0; j < N; j++) t[j] = t[j + 1];
+      t[N] = 0;
+    }
+#else
+    for (int i = 0; i < N; i++) {
+      uint64_t c = 0;
+      for (int j = 0; j < N; j++) {
+        uint64_t s = (uint64_t)a.v[j] * b.v[i] + t[j] + c;
+        t[j] = (uint32_t)s;
+        c = s >> 32;
+      }
+      t[N] += (uint32_t)c;
+      const uint32_t m = t[0] * P::M0;
+      c = 0;
+      for (int j = 0; j < N; j++) {
+        uint64_t s = (uint64_t)m * P::mod(j) + t[j] + c;
+        t[j] = (uint32_t)s;
+        c = s >> 32;
+      }
+      uint64_t top = (uint64_t)t[N] + c;
+      for (int j = 0; j < N - 1; j++) t[j] = t[j + 1];
+      t[N - 1] = (uint32_t)top;
+      t[N] = (uint32_t)(top >> 32);
+    }
+#endif
+    mont_t r;
+G16_UNROLL
+    for (int j = 0; j < N; j++) r.v[j] = t[j];
+    reduce_once(r.v);
+    return r;
+  }
+
+  G16_HD mont_t& operator+=(const mont_t& b) { return *this = *this + b; }
+  G16_HD mont_t& operator-=(const mont_t& b) { return *this = *this - b; }
+  G16_HD mont_t& operator*=(const mont_t& b) { return *this = *this * b; }
+
+  // Plain product for now; a dedicated squaring would save about 40% of the multiplications
+  // but only exponentiations use it.
+  G16_HD mont_t sqr() const { return *this * *this; }
+
+  // Canonical integer -> Montgomery form: a * R^2 / R.
+  G16_HD mont_t to_mont() const {
+    mont_t rr;
+G16_UNROLL
+    for (int i = 0; i < N; i++) rr.v[i] = P::rr(i);
+    return *this * rr;
+  }
+  // Montgomery form -> canonical integer: a * 1 / R.
+  G16_HD mont_t from_mont() const {
+    mont_t o = zero();
+    o.v[0] = 1;
+    return *this * o;
+  }
+
+  // this^e for a small run-time exponent (square-and-multiply, most significant bit first).
+  G16_HD mont_t pow(uint64_t e) const {
+    mont_t r = one();
+    int top = 63;
+    while (top >= 0 && !((e >> top) & 1)) top--;
+    for (int i = top; i >= 0; i--) {
+      r = r.sqr();
+      if ((e >> i) & 1) r = r * *this;
+    }
+    return r;
+  }
+
+  // a^(p-2) = a^-1 (Fermat); 0 -> 0.
+  G16_HD mont_t inverse() const {
+    mont_t r = one();
+    for (int w = N - 1; w >= 0; w--) {
+      const uint32_t e = P::pm2(w);
+      for (int i = 31; i >= 0; i--) {
+        r = r.sqr();
+        if ((e >> i) & 1) r = r * *this;
+      }
+    }
+    return r;
+  }
+};
+
+}  // namespace g16
+
+#endif

@@ -1,0 +1,58 @@
+// Test kernels for the field arithmetic: out[i] = op(a[i], b[i]) over Fr or Fp, so the host
+// tests can compare every operation of field.cuh with blstrs bit for bit.
+#include "internal.cuh"
+
+namespace g16 {
+namespace field_test_detail {
+
+enum op_t { OP_ADD = 0, OP_SUB, OP_MUL, OP_SQR, OP_NEG, OP_TO_MONT, OP_FROM_MONT, OP_INV, OP_COUNT };
+
+template <class F>
+G16_HD F apply(int op, const F& x, const F* b, size_t i) {
+  switch (op) {
+    case OP_ADD: return x + b[i];
+    case OP_SUB: return x - b[i];
+    case OP_MUL: return x * b[i];
+    case OP_SQR: return x.sqr();
+    case OP_NEG: return -x;
+    case OP_TO_MONT: return x.to_mont();
+    case OP_FROM_MONT: return x.from_mont();
+    default: return x.inverse();  // OP_INV; 0 -> 0
+  }
+}
+
+#if defined(__CUDACC__)
+// b is only read by binary ops (it may be NULL otherwise).
+template <class F>
+__global__ void __launch_bounds__(256) test_op_kernel(int op, const F* a, const F* b, F* out,
+                                                      size_t n) {
+  const size_t stride = size_t(gridDim.x) * blockDim.x;
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+    out[i] = apply(op, a[i], b, i);
+}
+
+template <class F>
+cudaError_t launch(int op, const F* a, const F* b, F* out, size_t n, cudaStream_t s) {
+  if (op < 0 || op >= OP_COUNT) return cudaErrorInvalidValue;
+  if (n == 0) return cudaSuccess;
+  if (a == nullptr || out == nullptr || (op <= OP_MUL && b == nullptr)) return cudaErrorInvalidValue;
+  const unsigned threads = 256;
+  const uint64_t want = (n + threads - 1) / threads;
+  const unsigned blocks = (unsigned)(want < 4096 ? want : 4096);
+  test_op_kernel<F><<<blocks, threads, 0, s>>>(op, a, b, out, n);
+  return cudaGetLastError();
+}
+#endif
+
+}  // namespace field_test_detail
+
+#if defined(__CUDACC__)
+cudaError_t fr_test_op(int op, const fr_t* a, const fr_t* b, fr_t* out, size_t n, cudaStream_t s) {
+  return field_test_detail::launch(op, a, b, out, n, s);
+}
+cudaError_t fp_test_op(int op, const fp_t* a, const fp_t* b, fp_t* out, size_t n, cudaStream_t s) {
+  return field_test_detail::launch(op, a, b, out, n, s);
+}
+#endif
+
+}  // namespace g16

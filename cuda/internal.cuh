@@ -1,0 +1,122 @@
+// Shared by the kernel files and the launcher (not part of the C ABI): element load/store
+// helpers, bit tricks, and the C++ entry points each kernel file exports to launcher.cu.
+#ifndef GROTH16_C2_INTERNAL_CUH
+#define GROTH16_C2_INTERNAL_CUH
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bls12_381.cuh"
+
+#if defined(__CUDACC__)
+#include <cuda_runtime.h>
+#else
+// Host-only builds (the index-logic emulation) get the one CUDA vector type the kernels use.
+struct uint4 {
+  uint32_t x, y, z, w;
+};
+#endif
+
+namespace g16 {
+
+// Reverse the low `bits` bits of x (bits may be 0).
+G16_HD uint32_t bitrev(uint32_t x, uint32_t bits) {
+#if defined(__CUDA_ARCH__)
+  return bits ? __brev(x) >> (32 - bits) : 0;
+#else
+  uint32_t r = 0;
+  for (uint32_t i = 0; i < bits; i++) r |= ((x >> i) & 1u) << (bits - 1 - i);
+  return r;
+#endif
+}
+G16_HD uint64_t bitrev64(uint64_t x, uint32_t bits) {
+#if defined(__CUDA_ARCH__)
+  return bits ? __brevll(x) >> (64 - bits) : 0;
+#else
+  uint64_t r = 0;
+  for (uint32_t i = 0; i < bits; i++) r |= ((x >> i) & 1ull) << (bits - 1 - i);
+  return r;
+#endif
+}
+
+// Element access as two 16-byte vectors. Device pointers must be 16-byte aligned (cudaMalloc
+// gives 256). `ldg` is for data no kernel writes while it runs (twiddle tables).
+G16_HD fr_t ld_fr(const fr_t* p) {
+#if defined(__CUDA_ARCH__)
+  const uint4* q = reinterpret_cast<const uint4*>(p);
+  uint4 a = q[0], b = q[1];
+  fr_t r;
+  r.v[0] = a.x; r.v[1] = a.y; r.v[2] = a.z; r.v[3] = a.w;
+  r.v[4] = b.x; r.v[5] = b.y; r.v[6] = b.z; r.v[7] = b.w;
+  return r;
+#else
+  return *p;
+#endif
+}
+G16_HD fr_t ldg_fr(const fr_t* p) {
+#if defined(__CUDA_ARCH__)
+  const uint4* q = reinterpret_cast<const uint4*>(p);
+  uint4 a = __ldg(q), b = __ldg(q + 1);
+  fr_t r;
+  r.v[0] = a.x; r.v[1] = a.y; r.v[2] = a.z; r.v[3] = a.w;
+  r.v[4] = b.x; r.v[5] = b.y; r.v[6] = b.z; r.v[7] = b.w;
+  return r;
+#else
+  return *p;
+#endif
+}
+G16_HD void st_fr(fr_t* p, const fr_t& x) {
+#if defined(__CUDA_ARCH__)
+  uint4* q = reinterpret_cast<uint4*>(p);
+  q[0] = make_uint4(x.v[0], x.v[1], x.v[2], x.v[3]);
+  q[1] = make_uint4(x.v[4], x.v[5], x.v[6], x.v[7]);
+#else
+  *p = x;
+#endif
+}
+
+// 16-byte halves of an element, for shared-memory tiles kept as two planes of uint4.
+G16_HD void split_fr(const fr_t& x, uint4& lo, uint4& hi) {
+  lo.x = x.v[0]; lo.y = x.v[1]; lo.z = x.v[2]; lo.w = x.v[3];
+  hi.x = x.v[4]; hi.y = x.v[5]; hi.z = x.v[6]; hi.w = x.v[7];
+}
+G16_HD fr_t join_fr(const uint4& lo, const uint4& hi) {
+  fr_t r;
+  r.v[0] = lo.x; r.v[1] = lo.y; r.v[2] = lo.z; r.v[3] = lo.w;
+  r.v[4] = hi.x; r.v[5] = hi.y; r.v[6] = hi.z; r.v[7] = hi.w;
+  return r;
+}
+
+// Kernel parameter copy of one Fr value (host -> kernel by value).
+struct fr_arg {
+  uint32_t v[8];
+};
+G16_HD fr_t from_arg(const fr_arg& a) {
+  fr_t r;
+G16_UNROLL
+  for (int i = 0; i < 8; i++) r.v[i] = a.v[i];
+  return r;
+}
+
+#if defined(__CUDACC__)
+// ---- C++ entry points of the kernel files (launcher.cu is their only caller) ----------------
+// field_test.cu
+cudaError_t fr_test_op(int op, const fr_t* a, const fr_t* b, fr_t* out, size_t n, cudaStream_t s);
+cudaError_t fp_test_op(int op, const fp_t* a, const fp_t* b, fp_t* out, size_t n, cudaStream_t s);
+// ntt.cu
+size_t ntt_table_size(uint32_t lg_max);
+cudaError_t ntt_table_init(fr_t* table, uint32_t lg_max, const fr_t& omega, const fr_t& omega_inv,
+                           cudaStream_t s);
+cudaError_t ntt(fr_t* data, uint32_t lg_n, bool inverse, bool bitrev_in, bool bitrev_out,
+                const fr_t* table, uint32_t lg_max, cudaStream_t s);
+// h_poly.cu
+cudaError_t scale_powers(fr_t* data, uint32_t lg_n, const fr_t& first, const fr_t& ratio,
+                         bool index_bitrev, cudaStream_t s);
+cudaError_t h_pointwise(fr_t* a, const fr_t* b, const fr_t* c, size_t n, const fr_t& factor,
+                        cudaStream_t s);
+cudaError_t bit_reverse(fr_t* data, uint32_t lg_n, cudaStream_t s);
+#endif
+
+}  // namespace g16
+
+#endif

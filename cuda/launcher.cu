@@ -1,0 +1,70 @@
+// The extern "C" door between Rust and CUDA: implements cuda/launcher.h by checking arguments,
+// copying host-side constants into kernel parameters, and calling the kernel files' launch
+// functions (field_test.cu, ntt.cu, h_poly.cu) on the caller's stream. No allocation, no
+// device-wide synchronisation.
+#include <string.h>
+
+#include "launcher.h"
+
+#include "internal.cuh"
+
+namespace {
+
+g16::fr_t host_fr(const void* p) {
+  g16::fr_t x;
+  memcpy(x.v, p, sizeof(x.v));
+  return x;
+}
+
+cudaStream_t stream_of(g16_stream_t s) { return reinterpret_cast<cudaStream_t>(s); }
+
+}  // namespace
+
+extern "C" {
+
+int g16_fr_test_op(int op, const void* a, const void* b, void* out, size_t n, g16_stream_t stream) {
+  return (int)g16::fr_test_op(op, static_cast<const g16::fr_t*>(a), static_cast<const g16::fr_t*>(b),
+                              static_cast<g16::fr_t*>(out), n, stream_of(stream));
+}
+
+int g16_fp_test_op(int op, const void* a, const void* b, void* out, size_t n, g16_stream_t stream) {
+  return (int)g16::fp_test_op(op, static_cast<const g16::fp_t*>(a), static_cast<const g16::fp_t*>(b),
+                              static_cast<g16::fp_t*>(out), n, stream_of(stream));
+}
+
+size_t g16_ntt_table_size(uint32_t lg_max) { return g16::ntt_table_size(lg_max); }
+
+int g16_ntt_table_init(void* table, uint32_t lg_max, const void* omega_max_host,
+                       const void* omega_max_inv_host, g16_stream_t stream) {
+  if (omega_max_host == nullptr || omega_max_inv_host == nullptr) return (int)cudaErrorInvalidValue;
+  return (int)g16::ntt_table_init(static_cast<g16::fr_t*>(table), lg_max, host_fr(omega_max_host),
+                                  host_fr(omega_max_inv_host), stream_of(stream));
+}
+
+int g16_ntt(void* data, uint32_t lg_n, int inverse, int bitrev_in, int bitrev_out,
+            const void* table, uint32_t lg_max, g16_stream_t stream) {
+  return (int)g16::ntt(static_cast<g16::fr_t*>(data), lg_n, inverse != 0, bitrev_in != 0,
+                       bitrev_out != 0, static_cast<const g16::fr_t*>(table), lg_max,
+                       stream_of(stream));
+}
+
+int g16_scale_powers(void* data, uint32_t lg_n, const void* first_host, const void* ratio_host,
+                     int index_bitrev, g16_stream_t stream) {
+  if (first_host == nullptr || ratio_host == nullptr) return (int)cudaErrorInvalidValue;
+  return (int)g16::scale_powers(static_cast<g16::fr_t*>(data), lg_n, host_fr(first_host),
+                                host_fr(ratio_host), index_bitrev != 0, stream_of(stream));
+}
+
+int g16_h_pointwise(void* a, const void* b, const void* c, size_t n, const void* factor_host,
+                    g16_stream_t stream) {
+  if (factor_host == nullptr) return (int)cudaErrorInvalidValue;
+  return (int)g16::h_pointwise(static_cast<g16::fr_t*>(a), static_cast<const g16::fr_t*>(b),
+                               static_cast<const g16::fr_t*>(c), n, host_fr(factor_host),
+                               stream_of(stream));
+}
+
+int g16_bit_reverse(void* data, uint32_t lg_n, g16_stream_t stream) {
+  return (int)g16::bit_reverse(static_cast<g16::fr_t*>(data), lg_n, stream_of(stream));
+}
+
+}  // extern "C"

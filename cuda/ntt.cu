@@ -1,0 +1,414 @@
+// NTT over Fr: twiddle tables and the in-place transform, as a few shared-memory passes.
+//
+// A transform of 2^L elements is split into passes over bit fields of the index, top bits first
+// (decimation in frequency, natural in -> bit-reversed out) or bottom bits first (decimation in
+// time, bit-reversed in -> natural out). A pass over index bits [lo, lo + K) is the four-step
+// split of the size-2^(lo+K) sub-transforms it belongs to: each block loads "lines" of 2^K
+// elements at stride 2^lo into shared memory, runs a radix-2 DFT of size 2^K on each (three
+// layers per register round, 8 elements per thread), and multiplies element (line column j,
+// tile slot t) by w_M^(j * bitrev_K(t)) with M = 2^(lo+K): after the local DFT (DIF) or before
+// it (DIT). Passes with lo > 0 hold 4+ consecutive columns per block (128-byte runs in global
+// memory). A 2^27 transform is 3 passes (9 + 9 + 9 bits); at most 11 bits per pass.
+//
+// Twiddle table for lg_max (all entries Montgomery Fr, derived only from omega_max and its
+// inverse, so every smaller domain uses w_n = omega_max^(2^(lg_max - lg_n))):
+//   [lt fwd | lt inv | lo fwd | hi fwd | lo inv | hi inv]
+//   lt[x] = w_{2^kl}^x, x < 2^(kl-1), kl = min(11, lg_max): roots of the in-tile layers;
+//   lo[x] = w_max^x, x < 2^b, and hi[x] = w_max^(x 2^b), x < 2^(lg_max-b), b = ceil(lg_max/2):
+//   w_max^e = hi[e >> b] * lo[e & (2^b-1)] for the between-pass twiddles.
+// Size: 32 * 2 * (2^(kl-1) + 2^b + 2^(lg_max-b)) bytes (1.56 MiB for lg_max = 27).
+#include "internal.cuh"
+
+namespace g16 {
+namespace ntt_detail {
+
+constexpr uint32_t kTileLog = 11;   // elements held by one block: 2^11 (64 KiB shared memory)
+constexpr uint32_t kInnerLog = 9;   // passes with lo > 0 use tiles of at most 2^9 (>= 4 columns)
+constexpr uint32_t kMaxLgMax = 32;  // Fr's two-adicity
+
+struct table_layout {
+  uint32_t lg_max, kl, b;
+  uint64_t lt_len, lo_len, hi_len;
+  table_layout() = default;
+  G16_HD explicit table_layout(uint32_t lg)
+      : lg_max(lg), kl(lg < 11 ? lg : 11), b((lg + 1) / 2) {
+    lt_len = uint64_t(1) << (kl - 1);
+    lo_len = uint64_t(1) << b;
+    hi_len = uint64_t(1) << (lg - b);
+  }
+  G16_HD uint64_t lt(bool inv) const { return inv ? lt_len : 0; }
+  G16_HD uint64_t lo(bool inv) const { return 2 * lt_len + (inv ? lo_len + hi_len : 0); }
+  G16_HD uint64_t hi(bool inv) const { return lo(inv) + lo_len; }
+  G16_HD uint64_t total() const { return 2 * (lt_len + lo_len + hi_len); }
+};
+
+struct table_init_args {
+  fr_t* table;
+  table_layout lay;
+  fr_arg omega, omega_inv;
+};
+
+// Entry idx of the table: a power of omega (or its inverse) squared a few times.
+G16_HD void table_entry(const table_init_args& a, uint64_t idx) {
+  const table_layout& L = a.lay;
+  bool inv;
+  uint32_t squarings;
+  uint64_t x;
+  if (idx < 2 * L.lt_len) {
+    inv = idx >= L.lt_len;
+    x = idx - (inv ? L.lt_len : 0);
+    squarings = L.lg_max - L.kl;
+  } else {
+    uint64_t r = idx - 2 * L.lt_len;
+    inv = r >= L.lo_len + L.hi_len;
+    if (inv) r -= L.lo_len + L.hi_len;
+    if (r < L.lo_len) {
+      x = r;
+      squarings = 0;
+    } else {
+      x = r - L.lo_len;
+      squarings = L.b;
+    }
+  }
+  fr_t base;
+  for (int i = 0; i < 8; i++) base.v[i] = inv ? a.omega_inv.v[i] : a.omega.v[i];
+  for (uint32_t i = 0; i < squarings; i++) base = base.sqr();
+  st_fr(a.table + idx, base.pow(x));
+}
+
+// One pass as the kernel sees it.
+struct pass_args {
+  fr_t* data;
+  const fr_t* lt;     // lt[x] = w_{2^kl}^x
+  const fr_t* tw_lo;  // w_max^x
+  const fr_t* tw_hi;  // w_max^(x 2^b)
+  uint32_t lo;        // lowest index bit of the pass
+  uint32_t c;         // log2 of lines per block
+  uint32_t kl;        // log2 of the order of lt's root
+  uint32_t b;         // split of the two-level table
+  uint32_t tw_shift;  // lg_max - (lo + K): w_{2^(lo+K)} = w_max^(2^tw_shift)
+};
+
+// Launch shape of one pass, shared by the CUDA launcher and the host emulation.
+struct pass_plan {
+  uint32_t k, lo, c, threads;
+  uint64_t blocks;
+};
+
+G16_HD constexpr uint32_t window(uint32_t k) { return k < 3 ? k : 3; }
+
+// Bit widths of the passes, top bits first (the last one holds bit 0 and may use up to 11 bits;
+// the others at most 9 so a block can hold 4 columns).
+G16_HD uint32_t split_bits(uint32_t L, uint32_t ks[8]) {
+  uint32_t np = L <= kTileLog ? 1 : 1 + (L - kTileLog + kInnerLog - 1) / kInnerLog;
+  uint32_t last = (L + np - 1) / np;
+  if (np > 1 && L - kInnerLog * (np - 1) > last) last = L - kInnerLog * (np - 1);
+  uint32_t rest = L - last;
+  for (uint32_t i = 0; i + 1 < np; i++) {
+    uint32_t left = np - 1 - i;
+    ks[i] = (rest + left - 1) / left;
+    rest -= ks[i];
+  }
+  ks[np - 1] = last;
+  return np;
+}
+
+// Passes in execution order.
+G16_HD uint32_t make_plan(uint32_t L, bool dit, pass_plan out[8]) {
+  uint32_t ks[8];
+  const uint32_t np = split_bits(L, ks);
+  uint32_t lo = dit ? 0 : L;
+  for (uint32_t i = 0; i < np; i++) {
+    const uint32_t k = dit ? ks[np - 1 - i] : ks[i];
+    if (!dit) lo -= k;
+    pass_plan& p = out[i];
+    p.k = k;
+    p.lo = lo;
+    p.c = (kTileLog - k) < (L - k) ? (kTileLog - k) : (L - k);
+    p.threads = 1u << (k - window(k) + p.c);
+    p.blocks = uint64_t(1) << (L - k - p.c);
+    if (dit) lo += k;
+  }
+  return np;
+}
+
+// Bit reversal of a small unrolled-loop index (folds to a constant; a recursive form would not).
+G16_HD constexpr uint32_t cbitrev(uint32_t x, int bits) {
+  uint32_t r = 0;
+  for (int i = 0; i < bits; i++) r |= ((x >> i) & 1u) << (bits - 1 - i);
+  return r;
+}
+
+template <int K, bool DIT>
+struct pass_tile {
+  static constexpr int W = (int)window(K);
+  static constexpr int E = 1 << W;           // elements per thread
+  static constexpr int TPL = 1 << (K - W);   // threads per line
+  static constexpr int NR = (K + W - 1) / W; // register rounds
+
+  pass_args a;
+  uint32_t block;
+  uint32_t tid, nthreads;
+  uint4* s_lo;
+  uint4* s_hi;
+
+  // Swizzled shared-memory slot of tile element e = line * 2^K + t: XORs the low three bits
+  // with higher ones so that every round's 16-byte accesses are free of bank conflicts.
+  G16_HD static uint32_t phys(uint32_t e) {
+    if (K >= 3) return e ^ (((e >> 3) ^ ((e >> K) << 1)) & 7u);
+    return e;
+  }
+  G16_HD fr_t sget(uint32_t e) const { const uint32_t p = phys(e); return join_fr(s_lo[p], s_hi[p]); }
+  G16_HD void sput(uint32_t e, const fr_t& x) const { const uint32_t p = phys(e); split_fr(x, s_lo[p], s_hi[p]); }
+
+  // Global index of slot t of line l of this block (lg_n <= 31, so 32 bits suffice).
+  G16_HD uint32_t gidx(uint32_t l, uint32_t t) const {
+    const uint32_t lam = (block << a.c) + l;
+    const uint32_t j = lam & ((1u << a.lo) - 1), u = lam >> a.lo;
+    return (u << (a.lo + K)) | (t << a.lo) | j;
+  }
+  // Flat load/store order: columns first (up to 2^c consecutive elements), then slots, then lines.
+  G16_HD void flat(uint32_t f, uint32_t& l, uint32_t& t) const {
+    const uint32_t al = a.lo < a.c ? a.lo : a.c;
+    t = (f >> al) & ((1u << K) - 1);
+    l = (f & ((1u << al) - 1)) | ((f >> (al + K)) << al);
+  }
+
+  G16_HD void load() const {
+    fr_t x[E];
+G16_UNROLL
+    for (int q = 0; q < E; q++) {
+      uint32_t l, t;
+      flat(tid + q * nthreads, l, t);
+      x[q] = ld_fr(a.data + gidx(l, t));
+    }
+G16_UNROLL
+    for (int q = 0; q < E; q++) {
+      uint32_t l, t;
+      flat(tid + q * nthreads, l, t);
+      sput((l << K) | t, x[q]);
+    }
+  }
+
+  G16_HD void store() const {
+    fr_t x[E];
+G16_UNROLL
+    for (int q = 0; q < E; q++) {
+      uint32_t l, t;
+      flat(tid + q * nthreads, l, t);
+      x[q] = sget((l << K) | t);
+    }
+G16_UNROLL
+    for (int q = 0; q < E; q++) {
+      uint32_t l, t;
+      flat(tid + q * nthreads, l, t);
+      st_fr(a.data + gidx(l, t), x[q]);
+    }
+  }
+
+  // w_max^e (e < 2^lg_max <= 2^32).
+  G16_HD fr_t pow_max(uint32_t e) const {
+    return ldg_fr(a.tw_hi + (e >> a.b)) * ldg_fr(a.tw_lo + (e & ((1u << a.b) - 1)));
+  }
+
+  // Between-pass twiddles for the elements of a round with window at bit 0 (slots
+  // t = m | ut << W): x[m] *= w_M^(j * bitrev_K(t)), a geometric sequence in bitrev_W(m).
+  G16_HD void twiddle(fr_t (&x)[E], uint32_t l, uint32_t ut) const {
+    const uint32_t j = ((block << a.c) + l) & ((1u << a.lo) - 1);
+    fr_t w = pow_max((j * bitrev(ut, K - W)) << a.tw_shift);
+    const fr_t r = pow_max((j << (K - W)) << a.tw_shift);
+G16_UNROLL
+    for (int p = 0; p < E; p++) {
+      const int m = (int)cbitrev(p, W);
+      x[m] = x[m] * w;
+      if (p + 1 < E) w = w * r;
+    }
+  }
+
+  // Radix-2 layer S on the thread's elements (window bit BB = S - L0). Butterflies are grouped
+  // by twiddle so that only one twiddle is live at a time (register pressure).
+  template <int S, int L0>
+  G16_HD void layer(fr_t (&x)[E], uint32_t ut) const {
+    constexpr int BB = S - L0;
+    constexpr int NLOW = 1 << BB;
+G16_UNROLL
+    for (int ml = 0; ml < NLOW; ml++) {
+      fr_t tw = fr_t::one();  // unused when S == 0 (that layer's twiddle is 1)
+      if constexpr (S > 0) {
+        const uint32_t tm = (ut & ((1u << L0) - 1)) | (uint32_t(ml) << L0);
+        tw = ldg_fr(a.lt + (tm << (a.kl - 1 - S)));
+      }
+G16_UNROLL
+      for (int mh = 0; mh < E / (2 * NLOW); mh++) {
+        const int m = mh * 2 * NLOW + ml;  // bit BB clear, low bits = ml
+        const int m2 = m | NLOW;
+        if (DIT) {
+          const fr_t X = x[m];
+          fr_t Y = x[m2];
+          if constexpr (S > 0) Y = Y * tw;
+          x[m] = X + Y;
+          x[m2] = X - Y;
+        } else {
+          const fr_t X = x[m], Y = x[m2];
+          x[m] = X + Y;
+          x[m2] = X - Y;
+          if constexpr (S > 0) x[m2] = x[m2] * tw;
+        }
+      }
+    }
+  }
+
+  template <int R, int I, int NL, int SFIRST, int L0>
+  G16_HD void layers(fr_t (&x)[E], uint32_t ut) const {
+    if constexpr (I < NL) {
+      layer<(DIT ? SFIRST + I : SFIRST - I), L0>(x, ut);
+      layers<R, I + 1, NL, SFIRST, L0>(x, ut);
+    }
+  }
+
+  // Round R: the thread holds slots with window bits [L0, L0 + W) and runs the layers in it.
+  template <int R>
+  G16_HD void round() const {
+    constexpr int s_top = DIT ? ((W * R + W - 1) < K - 1 ? (W * R + W - 1) : K - 1) : K - 1 - W * R;
+    constexpr int s_bot = DIT ? W * R : ((s_top - W + 1) > 0 ? (s_top - W + 1) : 0);
+    constexpr int L0 = DIT ? (s_bot < K - W ? s_bot : K - W) : s_bot;
+    constexpr int NL = s_top - s_bot + 1;
+    const uint32_t l = tid >> (K - W), ut = tid & (TPL - 1);
+    const uint32_t hi_part = (ut >> L0) << (L0 + W), lo_part = ut & ((1u << L0) - 1);
+    fr_t x[E];
+G16_UNROLL
+    for (int m = 0; m < E; m++) x[m] = sget((l << K) | hi_part | (uint32_t(m) << L0) | lo_part);
+    if (DIT && R == 0 && a.lo != 0) twiddle(x, l, ut);
+    layers<R, 0, NL, (DIT ? s_bot : s_top), L0>(x, ut);
+    if (!DIT && R == NR - 1 && a.lo != 0) twiddle(x, l, ut);
+G16_UNROLL
+    for (int m = 0; m < E; m++) sput((l << K) | hi_part | (uint32_t(m) << L0) | lo_part, x[m]);
+  }
+};
+
+#if defined(__CUDACC__)
+
+__global__ void table_init_kernel(const table_init_args a) {
+  const uint64_t idx = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (idx < a.lay.total()) table_entry(a, idx);
+}
+
+template <int K, bool DIT, int R>
+__device__ __forceinline__ void run_rounds(const pass_tile<K, DIT>& T) {
+  T.template round<R>();
+  __syncthreads();
+  if constexpr (R + 1 < pass_tile<K, DIT>::NR) run_rounds<K, DIT, R + 1>(T);
+}
+
+template <int K, bool DIT>
+__global__ void __launch_bounds__(256, 2) ntt_pass_kernel(const pass_args a) {
+  extern __shared__ uint4 smem[];
+  // The high halves sit at a fixed offset so shared-memory addresses share registers.
+  const pass_tile<K, DIT> T{a, blockIdx.x, threadIdx.x, blockDim.x, smem, smem + (1u << kTileLog)};
+  T.load();
+  __syncthreads();
+  run_rounds<K, DIT, 0>(T);
+  T.store();
+}
+
+template <int K, bool DIT>
+cudaError_t launch_pass(const pass_args& a, const pass_plan& p, cudaStream_t s) {
+  const size_t smem = (size_t(16) << kTileLog) + (size_t(16) << (K + p.c));
+  if (smem > 48 * 1024) {
+    cudaError_t e = cudaFuncSetAttribute(ntt_pass_kernel<K, DIT>,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    if (e != cudaSuccess) return e;
+  }
+  ntt_pass_kernel<K, DIT><<<(unsigned)p.blocks, p.threads, smem, s>>>(a);
+  return cudaGetLastError();
+}
+
+template <bool DIT>
+cudaError_t dispatch_pass(const pass_args& a, const pass_plan& p, cudaStream_t s) {
+  switch (p.k) {
+    case 1: return launch_pass<1, DIT>(a, p, s);
+    case 2: return launch_pass<2, DIT>(a, p, s);
+    case 3: return launch_pass<3, DIT>(a, p, s);
+    case 4: return launch_pass<4, DIT>(a, p, s);
+    case 5: return launch_pass<5, DIT>(a, p, s);
+    case 6: return launch_pass<6, DIT>(a, p, s);
+    case 7: return launch_pass<7, DIT>(a, p, s);
+    case 8: return launch_pass<8, DIT>(a, p, s);
+    case 9: return launch_pass<9, DIT>(a, p, s);
+    case 10: return launch_pass<10, DIT>(a, p, s);
+    case 11: return launch_pass<11, DIT>(a, p, s);
+    default: return cudaErrorInvalidValue;
+  }
+}
+
+cudaError_t run_passes(fr_t* data, uint32_t lg_n, bool inverse, bool dit, const fr_t* table,
+                       uint32_t lg_max, cudaStream_t s) {
+  const table_layout lay(lg_max);
+  pass_plan plan[8];
+  const uint32_t np = make_plan(lg_n, dit, plan);
+  for (uint32_t i = 0; i < np; i++) {
+    pass_args a;
+    a.data = data;
+    a.lt = table + lay.lt(inverse);
+    a.tw_lo = table + lay.lo(inverse);
+    a.tw_hi = table + lay.hi(inverse);
+    a.lo = plan[i].lo;
+    a.c = plan[i].c;
+    a.kl = lay.kl;
+    a.b = lay.b;
+    a.tw_shift = lg_max - plan[i].lo - plan[i].k;
+    const cudaError_t e = dit ? dispatch_pass<true>(a, plan[i], s) : dispatch_pass<false>(a, plan[i], s);
+    if (e != cudaSuccess) return e;
+  }
+  return cudaSuccess;
+}
+
+#endif  // __CUDACC__
+
+}  // namespace ntt_detail
+
+#if defined(__CUDACC__)
+
+size_t ntt_table_size(uint32_t lg_max) {
+  if (lg_max < 1 || lg_max > ntt_detail::kMaxLgMax) return 0;
+  return size_t(ntt_detail::table_layout(lg_max).total()) * sizeof(fr_t);
+}
+
+cudaError_t ntt_table_init(fr_t* table, uint32_t lg_max, const fr_t& omega, const fr_t& omega_inv,
+                           cudaStream_t s) {
+  using namespace ntt_detail;
+  if (table == nullptr || lg_max < 1 || lg_max > kMaxLgMax) return cudaErrorInvalidValue;
+  table_init_args a;
+  a.table = table;
+  a.lay = table_layout(lg_max);
+  for (int i = 0; i < 8; i++) {
+    a.omega.v[i] = omega.v[i];
+    a.omega_inv.v[i] = omega_inv.v[i];
+  }
+  const uint64_t n = a.lay.total();
+  const unsigned threads = 128;
+  table_init_kernel<<<(unsigned)((n + threads - 1) / threads), threads, 0, s>>>(a);
+  return cudaGetLastError();
+}
+
+cudaError_t ntt(fr_t* data, uint32_t lg_n, bool inverse, bool bitrev_in, bool bitrev_out,
+                const fr_t* table, uint32_t lg_max, cudaStream_t s) {
+  using namespace ntt_detail;
+  if (data == nullptr || table == nullptr || lg_max < 1 || lg_max > kMaxLgMax || lg_n > lg_max ||
+      lg_n > 31)
+    return cudaErrorInvalidValue;
+  if (lg_n == 0) return cudaSuccess;  // a 1-point transform is the identity
+  cudaError_t e;
+  if (bitrev_in && !bitrev_out) return run_passes(data, lg_n, inverse, true, table, lg_max, s);
+  if (bitrev_in) {  // bit-reversed in and out: permute to natural, then DIF
+    if ((e = bit_reverse(data, lg_n, s)) != cudaSuccess) return e;
+    return run_passes(data, lg_n, inverse, false, table, lg_max, s);
+  }
+  if ((e = run_passes(data, lg_n, inverse, false, table, lg_max, s)) != cudaSuccess) return e;
+  if (!bitrev_out) return bit_reverse(data, lg_n, s);
+  return cudaSuccess;
+}
+
+#endif  // __CUDACC__
+
+}  // namespace g16
