@@ -10,6 +10,7 @@
 //! - `GROTH16_C2_CUDA_ARCHS`: compute capabilities to build machine code for, e.g. `80;90`
 //!   (default `90`); PTX for the highest is embedded too, so newer cards JIT it.
 //! - `GROTH16_C2_CCBIN`: the host compiler nvcc uses (`-ccbin`), for GCC versions nvcc rejects.
+//! - `GROTH16_C2_NVCC_FLAGS`: extra nvcc flags, space-separated (tuning experiments).
 
 use std::path::{Path, PathBuf};
 
@@ -120,6 +121,11 @@ fn build_cuda(crate_dir: &Path) {
     }
     if let Ok(ccbin) = std::env::var("GROTH16_C2_CCBIN") {
         build.ccbin(false).flag("-ccbin").flag(&ccbin);
+    }
+    if let Ok(extra) = std::env::var("GROTH16_C2_NVCC_FLAGS") {
+        for f in extra.split_whitespace() {
+            build.flag(f);
+        }
     }
     let mut sources: Vec<PathBuf> = std::fs::read_dir(crate_dir.join("cuda"))
         .expect("cuda/ is readable")

@@ -29,7 +29,9 @@
 
 namespace g16 {
 
-#if defined(__CUDA_ARCH__) || defined(G16_EMULATE_PTX)
+// G16_NO_CARRY_CHAINS selects the portable 64-bit-product code on the device too (no carry
+// flag, so the compiler may interleave independent products): a tuning switch.
+#if (defined(__CUDA_ARCH__) || defined(G16_EMULATE_PTX)) && !defined(G16_NO_CARRY_CHAINS)
 #define G16_CARRY_CHAINS 1
 #endif
 

@@ -22,16 +22,6 @@ typedef struct { fp_t x, y; } g1_affine_t;
 typedef struct { fp_t x[2], y[2]; } g2_affine_t;
 
 
-#define MEMCPY_HOST_TO_DEVICE 1
-
-#define MEMCPY_DEVICE_TO_HOST 2
-
-#define STREAM_NON_BLOCKING 1
-
-#define EVENT_DISABLE_TIMING 2
-
-#define HOST_REGISTER_DEFAULT 0
-
 #define GROTH16_C2_OK 0
 
 #define GROTH16_C2_ERR_NULL_ARGUMENT 1
@@ -122,86 +112,9 @@ typedef struct {
   size_t num_circuits;
 } groth16_timings;
 
-#define SUCCESS 0
-
-#define ERROR_HOST_MEMORY_ALREADY_REGISTERED 712
-
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
-
-extern CudaError cudaGetDeviceCount(int *count);
-
-extern CudaError cudaSetDevice(int device);
-
-extern const char *cudaGetErrorString(CudaError error);
-
-extern CudaError cudaGetLastError(void);
-
-extern CudaError cudaMemGetInfo(size_t *free, size_t *total);
-
-extern CudaError cudaMalloc(void **ptr, size_t size);
-
-extern CudaError cudaFree(void *ptr);
-
-extern CudaError cudaMemcpyAsync(void *dst, const void *src, size_t count, int kind, Stream stream);
-
-extern CudaError cudaMemsetAsync(void *dst, int value, size_t count, Stream stream);
-
-extern CudaError cudaStreamCreateWithFlags(Stream *stream, unsigned int flags);
-
-extern CudaError cudaStreamDestroy(Stream stream);
-
-extern CudaError cudaStreamSynchronize(Stream stream);
-
-extern CudaError cudaStreamWaitEvent(Stream stream, Event event, unsigned int flags);
-
-extern CudaError cudaEventCreateWithFlags(Event *event, unsigned int flags);
-
-extern CudaError cudaEventDestroy(Event event);
-
-extern CudaError cudaEventRecord(Event event, Stream stream);
-
-extern CudaError cudaHostRegister(void *ptr, size_t size, unsigned int flags);
-
-extern CudaError cudaHostUnregister(void *ptr);
-
-extern int g16_fr_test_op(int op, const void *a, const void *b, void *out, size_t n, Stream stream);
-
-extern int g16_fp_test_op(int op, const void *a, const void *b, void *out, size_t n, Stream stream);
-
-extern size_t g16_ntt_table_size(uint32_t lg_max);
-
-extern int g16_ntt_table_init(void *table,
-                              uint32_t lg_max,
-                              const void *omega_max,
-                              const void *omega_max_inv,
-                              Stream stream);
-
-extern int g16_ntt(void *data,
-                   uint32_t lg_n,
-                   int inverse,
-                   int bitrev_in,
-                   int bitrev_out,
-                   const void *table,
-                   uint32_t lg_max,
-                   Stream stream);
-
-extern int g16_scale_powers(void *data,
-                            uint32_t lg_n,
-                            const void *first,
-                            const void *ratio,
-                            int index_bitrev,
-                            Stream stream);
-
-extern int g16_h_pointwise(void *a,
-                           const void *b,
-                           const void *c,
-                           size_t n,
-                           const void *factor,
-                           Stream stream);
-
-extern int g16_bit_reverse(void *data, uint32_t lg_n, Stream stream);
 
 // A new lock for one GPU, to share between the workers that use that GPU.
 void *create_gpu_mutex(void);

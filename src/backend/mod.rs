@@ -5,6 +5,7 @@
 //! epilogue and the C ABI are shared.
 
 pub mod cpu;
+/// cbindgen:ignore
 #[cfg(feature = "cuda")]
 pub mod cuda;
 

@@ -5,6 +5,7 @@
 //! runtime, `kernels` the launchers of `cuda/launcher.h`.
 
 pub mod device;
+/// cbindgen:ignore
 mod ffi;
 pub mod h;
 pub mod kernels;
