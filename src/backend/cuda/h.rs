@@ -6,6 +6,8 @@
 //! in bit-reversed order) → NTT (bit-reversed in, natural out) puts it on the coset. Then
 //! `a = (a·b − c) / Z(g) / n`, an iNTT in natural order, and a scale by `g^-i`.
 
+use std::mem::MaybeUninit;
+
 use blstrs::Scalar;
 use ff::{Field, PrimeField};
 
@@ -43,14 +45,17 @@ pub fn h_polynomial(
     }
     transform(state, [a.len(), b.len(), c.len()], n, Some(&arrived))?;
 
-    let mut h: Vec<Scalar> = Vec::with_capacity(n - 1);
-    // SAFETY: Scalar is plain data; every element is written by the download below before
-    // it is read (the stream is synchronised first).
-    unsafe { h.set_len(n - 1) };
+    let mut h: Vec<MaybeUninit<Scalar>> = Vec::with_capacity(n - 1);
+    h.resize(n - 1, MaybeUninit::uninit());
     let h_pin = PinnedRegion::new(&h)?;
-    state.abc[0].download_async(&mut h, &state.compute)?;
+    state.abc[0].download_uninit_async(&mut h, &state.compute)?;
     state.compute.synchronize()?;
     drop((pins, h_pin));
+    // SAFETY: the synchronised download wrote all n - 1 elements.
+    let h = unsafe {
+        let mut h = std::mem::ManuallyDrop::new(h);
+        Vec::from_raw_parts(h.as_mut_ptr().cast::<Scalar>(), h.len(), h.capacity())
+    };
     Ok(h)
 }
 

@@ -195,6 +195,26 @@ impl<T: Copy> DeviceBuffer<T> {
         })
     }
 
+    /// Queues a copy of elements `0..dst.len()` into uninitialised host memory; `dst` is
+    /// initialised once `stream` has run the copy.
+    pub fn download_uninit_async(
+        &self,
+        dst: &mut [std::mem::MaybeUninit<T>],
+        stream: &Stream,
+    ) -> Result<()> {
+        assert!(dst.len() <= self.len);
+        // SAFETY: both ranges are valid for dst.len() elements; MaybeUninit<T> has T's layout.
+        check("cudaMemcpyAsync(device to host)", unsafe {
+            ffi::cudaMemcpyAsync(
+                dst.as_mut_ptr().cast(),
+                self.ptr,
+                std::mem::size_of_val(dst),
+                ffi::MEMCPY_DEVICE_TO_HOST,
+                stream.raw(),
+            )
+        })
+    }
+
     /// Queues a copy of elements `0..dst.len()` into `dst`.
     pub fn download_async(&self, dst: &mut [T], stream: &Stream) -> Result<()> {
         assert!(dst.len() <= self.len);
