@@ -46,7 +46,7 @@ impl Backend for CpuBackend {
     ) -> Result<G1Projective> {
         Ok(g1_from_blst(msm::msm::<blst_p1>(
             g1_affine_as_blst(points),
-            indices,
+            Some(indices),
             scalars,
         )))
     }
@@ -66,7 +66,7 @@ impl Backend for CpuBackend {
     ) -> Result<G2Projective> {
         Ok(g2_from_blst(msm::msm::<blst_p2>(
             g2_affine_as_blst(points),
-            indices,
+            Some(indices),
             scalars,
         )))
     }
@@ -75,10 +75,9 @@ impl Backend for CpuBackend {
 /// `MSM(h_query, h)` on all cores.
 pub fn msm_h(h_query: &[G1Affine], h: &[Scalar]) -> G1Projective {
     let scalars: Vec<blst_scalar> = h_scalars(h);
-    let indices: Vec<u32> = (0..scalars.len() as u32).collect();
     g1_from_blst(msm::msm::<blst_p1>(
         g1_affine_as_blst(h_query),
-        &indices,
+        None,
         &scalars,
     ))
 }

@@ -31,16 +31,17 @@ pub trait BlstCurve: Sized + Copy + Default + Send + Sync {
     unsafe fn sum_affine(points: *const *const Self::Affine, n: usize) -> Self;
     fn scratch_bytes(n: usize) -> usize;
     /// # Safety
-    /// `points`/`scalars` hold `n` valid entries; `scratch` is large enough.
+    /// `points` is blst's point argument for `scalars.len()` points (see [`PointPtrs`]);
+    /// `scratch` is large enough.
     unsafe fn msm(
-        points: &[*const Self::Affine],
+        points: *const *const Self::Affine,
         scalars: &[blst_scalar],
         scratch: &mut [limb_t],
     ) -> Self;
     /// # Safety
-    /// As `msm`, with `n >= 2` and `scratch` sized for `window`.
+    /// As `msm`, with at least 2 points and `scratch` sized for `window`.
     unsafe fn tile(
-        points: &[*const Self::Affine],
+        points: *const *const Self::Affine,
         scalars: &[blst_scalar],
         scratch: &mut [limb_t],
         bit0: usize,
@@ -74,7 +75,7 @@ macro_rules! blst_curve {
                 unsafe { $scratch(n) }
             }
             unsafe fn msm(
-                points: &[*const $aff],
+                points: *const *const $aff,
                 scalars: &[blst_scalar],
                 scratch: &mut [limb_t],
             ) -> Self {
@@ -82,8 +83,8 @@ macro_rules! blst_curve {
                 let s = [scalars.as_ptr().cast::<u8>(), std::ptr::null()];
                 $msm(
                     &mut r,
-                    points.as_ptr(),
-                    points.len(),
+                    points,
+                    scalars.len(),
                     s.as_ptr(),
                     SCALAR_BITS,
                     scratch.as_mut_ptr(),
@@ -91,7 +92,7 @@ macro_rules! blst_curve {
                 r
             }
             unsafe fn tile(
-                points: &[*const $aff],
+                points: *const *const $aff,
                 scalars: &[blst_scalar],
                 scratch: &mut [limb_t],
                 bit0: usize,
@@ -101,8 +102,8 @@ macro_rules! blst_curve {
                 let s = [scalars.as_ptr().cast::<u8>(), std::ptr::null()];
                 $tile(
                     &mut r,
-                    points.as_ptr(),
-                    points.len(),
+                    points,
+                    scalars.len(),
                     s.as_ptr(),
                     SCALAR_BITS,
                     scratch.as_mut_ptr(),
@@ -144,15 +145,28 @@ fn gather<A>(points: &[A], indices: &[u32]) -> Vec<*const A> {
         .collect()
 }
 
-struct SendPtrs<A>(Vec<*const A>);
-// SAFETY: the pointers are shared read-only views of SRS points that outlive the call.
-unsafe impl<A> Send for SendPtrs<A> {}
-unsafe impl<A> Sync for SendPtrs<A> {}
+/// The points of one MSM as blst takes them: an array with a pointer per selected point, or,
+/// for all points of a query in order, none at all (blst reads `[first, NULL]` as "consecutive
+/// points from first"), which spares the H MSM a pointer per point.
+struct PointPtrs<'a, A> {
+    gathered: Option<Vec<*const A>>,
+    all: &'a [A],
+}
 
-impl<A> SendPtrs<A> {
-    // A method, so closures capture the whole (Sync) wrapper rather than its field.
-    fn get(&self) -> &[*const A] {
-        &self.0
+// SAFETY: the pointers are shared read-only views of SRS points that outlive the call.
+unsafe impl<A: Sync> Send for PointPtrs<'_, A> {}
+unsafe impl<A: Sync> Sync for PointPtrs<'_, A> {}
+
+impl<A> PointPtrs<'_, A> {
+    /// Calls `f` with blst's point argument for the points from the `lo`-th selected one on.
+    fn from<R>(&self, lo: usize, f: impl FnOnce(*const *const A) -> R) -> R {
+        match &self.gathered {
+            Some(ptrs) => f(ptrs[lo..].as_ptr()),
+            None => {
+                let run = [&self.all[lo] as *const A, std::ptr::null()];
+                f(run.as_ptr())
+            }
+        }
     }
 }
 
@@ -180,18 +194,29 @@ fn window_for(n: usize) -> usize {
     }
 }
 
-/// `sum(scalars[k] * points[indices[k]])` with Pippenger tiles on all cores.
-pub fn msm<C: BlstCurve>(points: &[C::Affine], indices: &[u32], scalars: &[blst_scalar]) -> C {
-    assert_eq!(indices.len(), scalars.len());
-    let n = indices.len();
+/// `sum(scalars[k] * points[indices[k]])` with Pippenger tiles on all cores; with `indices`
+/// `None`, `sum(scalars[k] * points[k])`.
+pub fn msm<C: BlstCurve>(
+    points: &[C::Affine],
+    indices: Option<&[u32]>,
+    scalars: &[blst_scalar],
+) -> C {
+    let n = scalars.len();
+    match indices {
+        Some(idx) => assert_eq!(idx.len(), n),
+        None => assert!(points.len() >= n),
+    }
     if n == 0 {
         return C::default();
     }
-    let ptrs = SendPtrs(gather(points, indices));
+    let ptrs = PointPtrs {
+        gathered: indices.map(|idx| gather(points, idx)),
+        all: points,
+    };
     if n < SMALL_MSM {
         let mut scratch = vec![0 as limb_t; C::scratch_bytes(n).div_ceil(8)];
-        // SAFETY: n valid pointers and scalars, scratch sized by blst for n.
-        return unsafe { C::msm(ptrs.get(), scalars, &mut scratch) };
+        // SAFETY: n points and scalars, scratch sized by blst for n.
+        return ptrs.from(0, |p| unsafe { C::msm(p, scalars, &mut scratch) });
     }
     let threads = rayon::current_num_threads();
     let window = window_for(n);
@@ -214,15 +239,9 @@ pub fn msm<C: BlstCurve>(points: &[C::Affine], indices: &[u32], scalars: &[blst_
             |scratch, &(w, r)| {
                 let (lo, hi) = (r * n / runs, (r + 1) * n / runs);
                 // SAFETY: lo..hi has at least n / runs >= 32 points, scratch sized for window.
-                let t = unsafe {
-                    C::tile(
-                        &ptrs.get()[lo..hi],
-                        &scalars[lo..hi],
-                        scratch,
-                        w * window,
-                        window,
-                    )
-                };
+                let t = ptrs.from(lo, |p| unsafe {
+                    C::tile(p, &scalars[lo..hi], scratch, w * window, window)
+                });
                 (w, t)
             },
         )
@@ -278,7 +297,7 @@ mod tests {
                 sum += pts[*i as usize];
             }
             let bs: Vec<blst_scalar> = sc.iter().map(canonical).collect();
-            let got = g1_from_blst(msm::<blst_p1>(g1_affine_as_blst(&pts), &idx, &bs));
+            let got = g1_from_blst(msm::<blst_p1>(g1_affine_as_blst(&pts), Some(&idx), &bs));
             assert_eq!(got, expect, "msm n = {n}");
             let got = g1_from_blst(batch_add::<blst_p1>(g1_affine_as_blst(&pts), &idx));
             assert_eq!(got, sum, "sum n = {n}");
@@ -302,7 +321,7 @@ mod tests {
             }
             let bs: Vec<blst_scalar> = sc.iter().map(canonical).collect();
             assert_eq!(
-                g2_from_blst(msm::<blst_p2>(g2_affine_as_blst(&pts), &idx, &bs)),
+                g2_from_blst(msm::<blst_p2>(g2_affine_as_blst(&pts), Some(&idx), &bs)),
                 expect
             );
             assert_eq!(
@@ -331,9 +350,30 @@ mod tests {
                 expect += pts[*i as usize] * s;
             }
             let bs: Vec<blst_scalar> = sc.iter().map(canonical).collect();
-            let got =
-                pool.install(|| g1_from_blst(msm::<blst_p1>(g1_affine_as_blst(&pts), &idx, &bs)));
+            let got = pool
+                .install(|| g1_from_blst(msm::<blst_p1>(g1_affine_as_blst(&pts), Some(&idx), &bs)));
             assert_eq!(got, expect, "n = {n}");
+        }
+    }
+
+    #[test]
+    fn msm_over_all_points_in_order_matches_naive() {
+        // The contiguous form (no pointer array), on few and many threads, small and tiled.
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(48)
+            .build()
+            .unwrap();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        let pts: Vec<G1Affine> = (0..3000)
+            .map(|_| G1Projective::random(&mut rng).to_affine())
+            .collect();
+        for n in [1usize, 2, 31, 64, 1000, 3000] {
+            let sc: Vec<Scalar> = (0..n).map(|_| Scalar::random(&mut rng)).collect();
+            let expect: G1Projective = pts.iter().zip(&sc).map(|(p, s)| *p * s).sum();
+            let bs: Vec<blst_scalar> = sc.iter().map(canonical).collect();
+            let run = || g1_from_blst(msm::<blst_p1>(g1_affine_as_blst(&pts), None, &bs));
+            assert_eq!(run(), expect, "n = {n}");
+            assert_eq!(pool.install(run), expect, "n = {n}, 48 threads");
         }
     }
 

@@ -217,17 +217,14 @@ impl<T: Copy> DeviceBuffer<T> {
 
     /// Queues a copy of elements `0..dst.len()` into `dst`.
     pub fn download_async(&self, dst: &mut [T], stream: &Stream) -> Result<()> {
-        assert!(dst.len() <= self.len);
-        // SAFETY: both ranges are valid for dst.len() elements.
-        check("cudaMemcpyAsync(device to host)", unsafe {
-            ffi::cudaMemcpyAsync(
-                dst.as_mut_ptr().cast(),
-                self.ptr,
-                std::mem::size_of_val(dst),
-                ffi::MEMCPY_DEVICE_TO_HOST,
-                stream.raw(),
+        // SAFETY: MaybeUninit<T> has T's layout, and the copy only writes initialised values.
+        let dst = unsafe {
+            std::slice::from_raw_parts_mut(
+                dst.as_mut_ptr().cast::<std::mem::MaybeUninit<T>>(),
+                dst.len(),
             )
-        })
+        };
+        self.download_uninit_async(dst, stream)
     }
 
     /// Queues zeroing of elements `from..to`.
