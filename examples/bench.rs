@@ -8,6 +8,16 @@
 //! Each prover runs in its own child process (this binary re-executed with `--child`), so
 //! each one's peak RSS (VmHWM) is its own. Both timings cover the same work, circuit to proofs:
 //! bellperson's `create_proof_batch` synthesizes inside, so ours includes recording the witness.
+//!
+//! `--partition` benches the default backend alone on synthetic 32 GiB PoRep partitions scaled
+//! to `2^K` (`groth16_c2::synthetic_partition`: no synthesis, no bellperson setup, so 2^26 is
+//! practical), optionally against the CPU backend in a second child:
+//!
+//! `bench --partition [--log-n 16,18] [--runs 3] [--batch 1] [--ones-share 0.92]
+//! [--srs memory|file] [--compare-cpu] [--cpu-runs 1] [--params-dir DIR]`
+//!
+//! `--srs file` (log_n <= 24) writes the SRS once as a params file in the params dir and has
+//! each child load it with `Srs::new`; `memory` (the default) builds it in each child.
 
 mod common;
 
@@ -42,17 +52,15 @@ struct Report {
 
 fn main() {
     let mut flags = Flags::from_env();
+    if flags.switch("--partition") {
+        return partition::main(flags);
+    }
     let child = flags.value("--child");
-    let sizes: Vec<u32> = flags
-        .value("--log-n")
-        .unwrap_or_else(|| "14,15,16,17,18".into())
-        .split(',')
-        .map(|k| {
-            k.trim()
-                .parse()
-                .unwrap_or_else(|_| fail(&format!("--log-n: cannot parse {k:?}")))
-        })
-        .collect();
+    let sizes = parse_sizes(
+        &flags
+            .value("--log-n")
+            .unwrap_or_else(|| "14,15,16,17,18".into()),
+    );
     let batch: usize = flags.parse("--batch", 1);
     let runs: usize = flags.parse("--runs", 3);
     let dir = PathBuf::from(flags.parse("--params-dir", DEFAULT_PARAMS_DIR.to_string()));
@@ -139,23 +147,15 @@ fn parent_main(sizes: &[u32], batch: usize, runs: usize, dir: &Path) {
 
 /// Runs this binary as a child for one prover and size, and parses its report.
 fn run_child(which: &str, log_n: u32, batch: usize, runs: usize, dir: &Path) -> Report {
-    let exe = std::env::current_exe().unwrap_or_else(|e| fail(&format!("current_exe: {e}")));
-    let out = Command::new(exe)
+    let mut child = self_command();
+    child
         .args(["--child", which, "--log-n", &log_n.to_string()])
         .args(["--batch", &batch.to_string(), "--runs", &runs.to_string()])
         .arg("--params-dir")
-        .arg(dir)
-        .stderr(std::process::Stdio::inherit())
-        .output()
-        .unwrap_or_else(|e| fail(&format!("cannot start the {which} child: {e}")));
-    if !out.status.success() {
-        fail(&format!(
-            "the {which} child failed at 2^{log_n}: {}",
-            out.status
-        ));
-    }
+        .arg(dir);
+    let stdout = run_self(child, &format!("the {which} child at 2^{log_n}"));
     let mut r = Report::default();
-    for line in String::from_utf8_lossy(&out.stdout).lines() {
+    for line in stdout.lines() {
         let mut words = line.split_whitespace();
         let (key, rest): (&str, Vec<&str>) = match words.next() {
             Some(k) => (k, words.collect()),
@@ -242,6 +242,36 @@ fn child_main(which: &str, log_n: u32, batch: usize, runs: usize, dir: &Path) {
     println!("vmhwm_kb {}", peak_rss_kb());
 }
 
+// ---------------------------------------------------------------------------------------------
+// Shared by both modes.
+
+fn parse_sizes(list: &str) -> Vec<u32> {
+    list.split(',')
+        .map(|k| {
+            k.trim()
+                .parse()
+                .unwrap_or_else(|_| fail(&format!("--log-n: cannot parse {k:?}")))
+        })
+        .collect()
+}
+
+/// This binary, to be re-executed as a child.
+fn self_command() -> Command {
+    Command::new(std::env::current_exe().unwrap_or_else(|e| fail(&format!("current_exe: {e}"))))
+}
+
+/// Runs a child (its stderr shows through) and returns its stdout; exits if it fails.
+fn run_self(mut child: Command, what: &str) -> String {
+    let out = child
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .unwrap_or_else(|e| fail(&format!("cannot start {what}: {e}")));
+    if !out.status.success() {
+        fail(&format!("{what} failed: {}", out.status));
+    }
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 /// This process's peak resident set size (VmHWM) in KiB, 0 where /proc is not available.
 fn peak_rss_kb() -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
@@ -250,4 +280,393 @@ fn peak_rss_kb() -> u64 {
         .find_map(|l| l.strip_prefix("VmHWM:"))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
         .unwrap_or(0)
+}
+
+// ---------------------------------------------------------------------------------------------
+// `--partition`: synthetic partitions shaped like a 32 GiB PoRep one, at sizes where synthesis
+// and bellperson's parameter generation would take hours.
+
+mod partition {
+    use groth16_c2::synthetic_partition::{
+        synthetic_srs, write_params, PartitionShape, SyntheticPartition, GENERATOR_VERSION,
+    };
+    use groth16_c2::{ProveOptions, Srs};
+
+    use super::*;
+
+    const USAGE: &str = "bench --partition [--log-n 16,18] [--runs 3] [--batch 1] \
+        [--ones-share 0.92] [--srs memory|file] [--compare-cpu] [--cpu-runs 1] \
+        [--params-dir params-cache]";
+
+    /// The largest size benched through a params file (about 360 bytes per domain element:
+    /// 6 GB at 2^24). Larger SRSs are built in memory, sparing the GPU machine's disk.
+    const MAX_FILE_LOG_N: u32 = 24;
+
+    #[derive(Clone, Copy, PartialEq)]
+    enum SrsSource {
+        Memory,
+        File,
+    }
+
+    struct Options {
+        runs: usize,
+        batch: usize,
+        ones_share: f64,
+        srs: SrsSource,
+        compare_cpu: bool,
+        cpu_runs: usize,
+        dir: PathBuf,
+    }
+
+    pub fn main(mut flags: Flags) {
+        let child = flags.switch("--child");
+        let sizes = parse_sizes(&flags.value("--log-n").unwrap_or_else(|| "16,18".into()));
+        let o = Options {
+            runs: flags.parse("--runs", 3),
+            batch: flags.parse("--batch", 1),
+            ones_share: flags.parse("--ones-share", 0.92),
+            srs: match flags.value("--srs").as_deref() {
+                None | Some("memory") => SrsSource::Memory,
+                Some("file") => SrsSource::File,
+                Some(other) => fail(&format!("--srs takes memory or file, not {other:?}")),
+            },
+            compare_cpu: flags.switch("--compare-cpu"),
+            cpu_runs: flags.parse("--cpu-runs", 1),
+            dir: PathBuf::from(flags.parse("--params-dir", DEFAULT_PARAMS_DIR.to_string())),
+        };
+        flags.finish(USAGE);
+        check(&sizes, &o);
+        if child {
+            child_main(sizes[0], &o);
+        } else {
+            parent_main(&sizes, &o);
+        }
+    }
+
+    fn check(sizes: &[u32], o: &Options) {
+        if o.runs == 0 || o.batch == 0 || o.cpu_runs == 0 {
+            fail(&format!(
+                "need --runs, --batch, --cpu-runs >= 1\nusage: {USAGE}"
+            ));
+        }
+        for &k in sizes {
+            if let Err(e) = shape(k, o.ones_share).check() {
+                fail(&format!("2^{k}: {e}"));
+            }
+            if o.srs == SrsSource::File && k > MAX_FILE_LOG_N {
+                fail(&format!(
+                    "--srs file is for log_n <= {MAX_FILE_LOG_N}; 2^{k} builds its SRS in memory"
+                ));
+            }
+        }
+    }
+
+    fn shape(log_n: u32, ones_share: f64) -> PartitionShape {
+        PartitionShape {
+            ones_share,
+            ..PartitionShape::porep(log_n)
+        }
+    }
+
+    fn params_path(dir: &Path, log_n: u32) -> PathBuf {
+        dir.join(format!(
+            "synthetic-partition-k{log_n}-v{GENERATOR_VERSION}.params"
+        ))
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Parent
+
+    /// One child's report.
+    #[derive(Default)]
+    struct Report {
+        backend: String,
+        constraints: usize,
+        tail_share: f64,
+        gen_s: f64,
+        srs_s: f64,
+        load_mb_s: Option<f64>,
+        /// Per stage (in `stage_rows` order), its time in every run.
+        stages: Vec<(String, Vec<f64>)>,
+        proofs: Vec<String>,
+        peak_kb: u64,
+    }
+
+    impl Report {
+        fn median(&self, stage: &str) -> f64 {
+            self.stages
+                .iter()
+                .find(|(name, _)| name == stage)
+                .map_or(f64::NAN, |(_, v)| median(v))
+        }
+    }
+
+    fn parent_main(sizes: &[u32], o: &Options) {
+        println!(
+            "groth16-c2 partition bench: shape c={b} j={b} gw=1 (each run proves {b} partition(s) \
+             in one call), {:.0}% of aux values 0/1, SRS {}, median of {} runs{}",
+            o.ones_share * 100.0,
+            match o.srs {
+                SrsSource::Memory => "built in memory",
+                SrsSource::File => "loaded from a params file",
+            },
+            o.runs,
+            if o.compare_cpu {
+                format!(" ({} on the CPU backend)", o.cpu_runs)
+            } else {
+                String::new()
+            },
+            b = o.batch
+        );
+        let mut rows = Vec::new();
+        for &k in sizes {
+            if o.srs == SrsSource::File {
+                ensure_params(&o.dir, k);
+            }
+            eprintln!("partition bench 2^{k} ...");
+            let ours = run_child(k, o, false);
+            let cpu = o.compare_cpu.then(|| {
+                eprintln!("partition bench 2^{k}, CPU backend ...");
+                run_child(k, o, true)
+            });
+            rows.push((k, ours, cpu));
+        }
+        print_summary(&rows, o);
+        print_stages(&rows);
+        let differ = rows
+            .iter()
+            .any(|(_, ours, cpu)| cpu.as_ref().is_some_and(|c| !identical(ours, c)));
+        if differ {
+            fail("the proofs differ from the CPU backend's");
+        }
+    }
+
+    fn identical(a: &Report, b: &Report) -> bool {
+        !a.proofs.is_empty() && a.proofs == b.proofs
+    }
+
+    fn print_summary(rows: &[(u32, Report, Option<Report>)], o: &Options) {
+        println!();
+        print!(
+            "{:>5} {:>8} {:>11} {:>6} {:>7} {:>7} {:>9} {:>10} {:>9} {:>9}",
+            "log_n",
+            "backend",
+            "constraints",
+            "tail%",
+            "gen s",
+            "srs s",
+            "load MB/s",
+            "total ms",
+            "proofs/s",
+            "peak MiB"
+        );
+        if o.compare_cpu {
+            print!(" {:>10} {:>8} {:>9}", "cpu ms", "cpu/ours", "identical");
+        }
+        println!();
+        for (k, r, cpu) in rows {
+            let total = r.median("total_ms");
+            let load = r.load_mb_s.map_or("-".into(), |v| format!("{v:.0}"));
+            print!(
+                "{:>5} {:>8} {:>11} {:>6.1} {:>7.2} {:>7.2} {:>9} {:>10.1} {:>9.3} {:>9.0}",
+                k,
+                r.backend,
+                r.constraints,
+                r.tail_share * 100.0,
+                r.gen_s,
+                r.srs_s,
+                load,
+                total,
+                o.batch as f64 * 1e3 / total,
+                r.peak_kb as f64 / 1024.0
+            );
+            if let Some(c) = cpu {
+                let cpu_total = c.median("total_ms");
+                print!(
+                    " {:>10.1} {:>8.2} {:>9}",
+                    cpu_total,
+                    cpu_total / total,
+                    if identical(r, c) { "yes" } else { "NO" }
+                );
+            }
+            println!();
+        }
+        println!(
+            "(tail%: aux values neither 0 nor 1; gen s: generating the partition(s); srs s: \
+             building the SRS in memory or loading the file; total ms: median prove call, \
+             start to finalize; peak MiB: the child's peak RSS, SRS included)"
+        );
+    }
+
+    /// Median ms of every stage, one column per size (and per backend with --compare-cpu).
+    fn print_stages(rows: &[(u32, Report, Option<Report>)]) {
+        let mut columns: Vec<(String, &Report)> = Vec::new();
+        for (k, r, cpu) in rows {
+            columns.push((format!("2^{k} {}", r.backend), r));
+            if let Some(c) = cpu {
+                columns.push((format!("2^{k} cpu"), c));
+            }
+        }
+        println!("\nmedian stage ms:");
+        print!("  {:<18}", "stage");
+        for (name, _) in &columns {
+            print!(" {name:>12}");
+        }
+        println!();
+        let Some((_, first)) = columns.first() else {
+            return;
+        };
+        for (stage, _) in &first.stages {
+            print!("  {stage:<18}");
+            for (_, r) in &columns {
+                print!(" {:>12.1}", r.median(stage));
+            }
+            println!();
+        }
+    }
+
+    /// Writes the params file of `2^log_n` unless it is there (an older GENERATOR_VERSION has
+    /// another name). The children only load it, so neither times the writing.
+    fn ensure_params(dir: &Path, log_n: u32) -> PathBuf {
+        let path = params_path(dir, log_n);
+        if path.exists() {
+            return path;
+        }
+        std::fs::create_dir_all(dir)
+            .unwrap_or_else(|e| fail(&format!("cannot create {}: {e}", dir.display())));
+        let t = Instant::now();
+        let srs = synthetic_srs(&SyntheticPartition::generate(&PartitionShape::porep(log_n)));
+        let gen_s = t.elapsed().as_secs_f64();
+        // A temp name, then rename: a killed run never leaves a truncated file under the name.
+        let tmp = path.with_extension(format!("tmp.{}", std::process::id()));
+        let t = Instant::now();
+        if let Err(e) = write_params(&srs, &tmp).and_then(|()| std::fs::rename(&tmp, &path)) {
+            let _ = std::fs::remove_file(&tmp);
+            fail(&format!("cannot write {}: {e}", path.display()));
+        }
+        let bytes = std::fs::metadata(&path).map_or(0, |m| m.len()) as f64;
+        let write_s = t.elapsed().as_secs_f64();
+        eprintln!(
+            "wrote {} ({:.2} GB): SRS built in {gen_s:.2} s, written in {write_s:.2} s \
+             ({:.0} MB/s)",
+            path.display(),
+            bytes / 1e9,
+            bytes / 1e6 / write_s
+        );
+        path
+    }
+
+    fn run_child(log_n: u32, o: &Options, cpu: bool) -> Report {
+        let mut child = self_command();
+        child
+            .args(["--partition", "--child", "--log-n", &log_n.to_string()])
+            .args(["--batch", &o.batch.to_string()])
+            .args(["--ones-share", &o.ones_share.to_string()])
+            .args(["--params-dir"])
+            .arg(&o.dir)
+            .args([
+                "--srs",
+                if o.srs == SrsSource::File {
+                    "file"
+                } else {
+                    "memory"
+                },
+            ]);
+        if cpu {
+            child
+                .env("GROTH16_C2_BACKEND", "cpu")
+                .args(["--runs", &o.cpu_runs.to_string()]);
+        } else {
+            child.args(["--runs", &o.runs.to_string()]);
+        }
+        let which = if cpu { "the CPU child" } else { "the child" };
+        parse_report(&run_self(child, &format!("{which} at 2^{log_n}")))
+    }
+
+    fn parse_report(stdout: &str) -> Report {
+        let mut r = Report::default();
+        for line in stdout.lines() {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            let num = |i: usize| -> f64 {
+                words
+                    .get(i)
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(f64::NAN)
+            };
+            match words.first().copied() {
+                Some("backend") => r.backend = words.get(1).unwrap_or(&"?").to_string(),
+                Some("constraints") => r.constraints = num(1) as usize,
+                Some("tail_share") => r.tail_share = num(1),
+                Some("gen_s") => r.gen_s = num(1),
+                Some("srs_s") => r.srs_s = num(1),
+                Some("load_mb_s") => r.load_mb_s = Some(num(1)),
+                Some("stage") => {
+                    let name = words.get(1).unwrap_or(&"?").to_string();
+                    match r.stages.iter_mut().find(|(n, _)| *n == name) {
+                        Some((_, v)) => v.push(num(2)),
+                        None => r.stages.push((name, vec![num(2)])),
+                    }
+                }
+                Some("proof") => r.proofs.push(words.get(2).unwrap_or(&"").to_string()),
+                Some("vmhwm_kb") => r.peak_kb = num(1) as u64,
+                _ => {}
+            }
+        }
+        r
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Child: generates, proves `--runs` times, reports on stdout one `key value...` per line.
+
+    fn child_main(log_n: u32, o: &Options) {
+        let t = Instant::now();
+        let partitions: Vec<SyntheticPartition> = (0..o.batch)
+            .map(|i| {
+                SyntheticPartition::generate(&PartitionShape {
+                    seed: i as u64 + 1,
+                    ..shape(log_n, o.ones_share)
+                })
+            })
+            .collect();
+        println!("gen_s {}", t.elapsed().as_secs_f64());
+        println!("constraints {}", partitions[0].a.len());
+        println!("tail_share {}", partitions[0].tail_share());
+        let srs = match o.srs {
+            SrsSource::Memory => synthetic_srs(&partitions[0]),
+            SrsSource::File => {
+                let path = params_path(&o.dir, log_n);
+                let srs = Srs::new(&path, false)
+                    .unwrap_or_else(|e| fail(&format!("loading {}: {e}", path.display())));
+                println!("load_mb_s {}", srs.load_mb_per_s());
+                srs
+            }
+        };
+        // Generation time in memory, load time from a file.
+        println!("srs_s {}", srs.load_time.as_secs_f64());
+
+        let witnesses: Vec<_> = partitions.iter().map(|p| p.witness()).collect();
+        // The same r, s in every child, so that backends can be compared byte for byte.
+        let mut rng = ChaCha8Rng::seed_from_u64(0xbe7c);
+        let r: Vec<Scalar> = (0..o.batch).map(|_| Scalar::random(&mut rng)).collect();
+        let s: Vec<Scalar> = (0..o.batch).map(|_| Scalar::random(&mut rng)).collect();
+        let mut proofs = Vec::new();
+        for _ in 0..o.runs {
+            let (p, timings) = groth16_c2::start(&srs, &witnesses, &r, &s, ProveOptions::default())
+                .and_then(|pending| pending.finalize_timed())
+                .unwrap_or_else(|e| fail(&format!("proving failed: {e}")));
+            for (name, v) in stage_rows(&timings) {
+                println!("stage {name} {v}");
+            }
+            proofs = p;
+        }
+        println!("backend {}", groth16_c2::backend_name());
+        for (i, p) in proofs.iter().enumerate() {
+            let hex: String = proof_layout_bytes(p)
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect();
+            println!("proof {i} {hex}");
+        }
+        println!("vmhwm_kb {}", peak_rss_kb());
+    }
 }

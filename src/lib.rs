@@ -15,6 +15,8 @@ pub mod prover;
 pub mod srs;
 #[cfg(feature = "bellpepper")]
 pub mod synthetic;
+#[cfg(feature = "bellpepper")]
+pub mod synthetic_partition;
 pub mod telemetry;
 pub mod verify;
 #[cfg(feature = "bellpepper")]

@@ -38,6 +38,15 @@ impl Flags {
         Some(v)
     }
 
+    /// Removes the flag `--name` (no value) and says whether it was there.
+    pub fn switch(&mut self, name: &str) -> bool {
+        let i = self.0.iter().position(|a| a == name);
+        if let Some(i) = i {
+            self.0.remove(i);
+        }
+        i.is_some()
+    }
+
     /// Removes `--name value` and parses it, or returns `default`.
     pub fn parse<T: std::str::FromStr>(&mut self, name: &str, default: T) -> T {
         match self.value(name) {

@@ -13,6 +13,7 @@ use blst::blst_scalar;
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
 
 use crate::error::Result;
+use crate::prover::split::OnesBitmap;
 
 /// The heavy operations of one proof.
 pub trait Backend: Send + Sync {
@@ -29,8 +30,8 @@ pub trait Backend: Send + Sync {
         c: &[Scalar],
     ) -> Result<G1Projective>;
 
-    /// `sum(points[i] for i in indices)`.
-    fn g1_sum(&self, points: &[G1Affine], indices: &[u32]) -> Result<G1Projective>;
+    /// `sum(points[p] for every p set in ones)`; `ones.len <= points.len()`.
+    fn g1_sum(&self, points: &[G1Affine], ones: &OnesBitmap) -> Result<G1Projective>;
     /// `sum(scalars[k] * points[indices[k]])`, scalars canonical.
     fn g1_msm(
         &self,
@@ -39,7 +40,7 @@ pub trait Backend: Send + Sync {
         scalars: &[blst_scalar],
     ) -> Result<G1Projective>;
     /// As `g1_sum`, over G2.
-    fn g2_sum(&self, points: &[G2Affine], indices: &[u32]) -> Result<G2Projective>;
+    fn g2_sum(&self, points: &[G2Affine], ones: &OnesBitmap) -> Result<G2Projective>;
     /// As `g1_msm`, over G2.
     fn g2_msm(
         &self,

@@ -4,6 +4,13 @@
 //! In PoRep circuits almost every aux value is a bit, so this split is where most of the speed
 //! comes from. It runs in parallel inside one circuit: each block of variables is classified on
 //! its own, with its first SRS point found from the density popcounts of the blocks before it.
+//! The "ones" of a query are a bitmap over its points (1 bit per point, what a device batch
+//! addition reads); each block writes the bitmap words of its own points, and the one word it
+//! may share with the next block is merged after the parallel pass. The A, B and L queries all
+//! select from the aux variables, so one pass over `aux` classifies each value once for all
+//! three.
+
+use std::mem::MaybeUninit;
 
 use blst::{blst_scalar, blst_scalar_from_fr};
 use blstrs::Scalar;
@@ -16,12 +23,86 @@ use crate::curve::scalar_limbs;
 /// Variables per parallel task; a multiple of 64 so blocks start on a density word.
 const BLOCK: usize = 1 << 15;
 
-/// One query's MSM, split by scalar value. Indices are positions in the query's point vector.
+/// The points of a query whose scalar is 1: bit `p` (bit `p % 64` of `words[p / 64]`, LSB
+/// first, like the density vectors) is set iff point `p` gets scalar 1.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OnesBitmap {
+    /// `len.div_ceil(64)` words; the bits at and above `len` are 0.
+    pub words: Vec<u64>,
+    /// Points covered: the bits that are valid.
+    pub len: usize,
+    /// Set bits.
+    pub count: usize,
+}
+
+impl OnesBitmap {
+    /// `len` points, none set.
+    pub fn zeros(len: usize) -> OnesBitmap {
+        OnesBitmap {
+            words: vec![0; len.div_ceil(64)],
+            len,
+            count: 0,
+        }
+    }
+
+    /// `len` points, those in `indices` set (each `< len`; repeats count once).
+    pub fn from_indices(len: usize, indices: &[u32]) -> OnesBitmap {
+        let mut b = OnesBitmap::zeros(len);
+        for &i in indices {
+            let i = i as usize;
+            assert!(i < len, "index {i} outside a bitmap of {len} points");
+            b.words[i / 64] |= 1 << (i % 64);
+        }
+        b.count = b.words.iter().map(|w| w.count_ones() as usize).sum();
+        b
+    }
+
+    /// Whether point `p` gets scalar 1 (false at and above `len`).
+    pub fn is_set(&self, p: usize) -> bool {
+        p < self.len && (self.words[p / 64] >> (p % 64)) & 1 == 1
+    }
+
+    /// The set points, ascending.
+    pub fn iter_ones(&self) -> impl Iterator<Item = u32> + '_ {
+        self.words.iter().enumerate().flat_map(|(i, &w)| SetBits {
+            word: w,
+            base: (i * 64) as u32,
+        })
+    }
+
+    /// The set points as an index list, ascending.
+    pub fn to_indices(&self) -> Vec<u32> {
+        let mut v = Vec::with_capacity(self.count);
+        v.extend(self.iter_ones());
+        v
+    }
+}
+
+/// The set bits of one word, as `base + bit`.
+struct SetBits {
+    word: u64,
+    base: u32,
+}
+
+impl Iterator for SetBits {
+    type Item = u32;
+
+    fn next(&mut self) -> Option<u32> {
+        if self.word == 0 {
+            return None;
+        }
+        let b = self.word.trailing_zeros();
+        self.word &= self.word - 1;
+        Some(self.base + b)
+    }
+}
+
+/// One query's MSM, split by scalar value. Points are positions in the query's point vector.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct QuerySplit {
-    /// Points whose scalar is 1.
-    pub ones: Vec<u32>,
-    /// Points whose scalar is neither 0 nor 1, with their scalars in canonical form.
+    /// Points whose scalar is 1, over all the points the split covers.
+    pub ones: OnesBitmap,
+    /// Points whose scalar is neither 0 nor 1 (ascending), with their scalars in canonical form.
     pub tail_points: Vec<u32>,
     pub tail_scalars: Vec<blst_scalar>,
     /// How many selected variables were 0 (skipped).
@@ -29,16 +110,17 @@ pub struct QuerySplit {
 }
 
 impl QuerySplit {
-    fn append(&mut self, mut other: QuerySplit) {
-        self.ones.append(&mut other.ones);
-        self.tail_points.append(&mut other.tail_points);
-        self.tail_scalars.append(&mut other.tail_scalars);
-        self.zeros += other.zeros;
+    /// An empty split whose next point is `first_point`: its bitmap covers the points before.
+    fn starting_at(first_point: usize) -> QuerySplit {
+        QuerySplit {
+            ones: OnesBitmap::zeros(first_point),
+            ..QuerySplit::default()
+        }
     }
 
-    /// Variables this query covers.
+    /// Variables this split classified.
     pub fn len(&self) -> usize {
-        self.ones.len() + self.tail_points.len() + self.zeros
+        self.ones.count + self.tail_points.len() + self.zeros
     }
 
     pub fn is_empty(&self) -> bool {
@@ -56,106 +138,290 @@ pub struct CircuitSplit {
 
 /// Splits every query of one circuit.
 pub fn split_circuit(w: &Witness) -> CircuitSplit {
-    let inputs = w.inputs.len();
-    let ((a, b), l) = rayon::join(
-        || {
-            rayon::join(
-                || {
-                    // A: every input (inputs have full A density), then aux in A.
-                    let mut a = split_query(w.inputs, None, 0);
-                    a.append(split_query(w.aux, Some(&w.a_aux_density), inputs));
-                    a
-                },
-                || {
-                    // B: inputs in B, then aux in B after them.
-                    let mut b = split_query(w.inputs, Some(&w.b_inp_density), 0);
-                    b.append(split_query(
-                        w.aux,
-                        Some(&w.b_aux_density),
-                        w.b_inp_density.popcount,
-                    ));
-                    b
-                },
-            )
-        },
-        || split_query(w.aux, None, 0),
+    // A: every input (inputs have full A density), then the aux variables in A after them.
+    // B: the inputs in B, then the aux variables in B after them. L: every aux variable.
+    let [a, b] = split_queries(
+        w.inputs,
+        [None, Some(&w.b_inp_density)],
+        [QuerySplit::default(), QuerySplit::default()],
+    );
+    let [a, b, l] = split_queries(
+        w.aux,
+        [Some(&w.a_aux_density), Some(&w.b_aux_density), None],
+        [a, b, QuerySplit::default()],
     );
     CircuitSplit { a, b, l }
 }
 
 /// Splits `scalars[j]` for every `j` selected by `density` (all when `None`); the k-th selected
-/// variable uses point `first_point + k`.
+/// variable uses point `first_point + k`. The bitmap covers points `0 .. first_point +
+/// selected`, with none set below `first_point`.
 pub fn split_query(
     scalars: &[Scalar],
     density: Option<&Density>,
     first_point: usize,
 ) -> QuerySplit {
+    let [q] = split_queries(scalars, [density], [QuerySplit::starting_at(first_point)]);
+    q
+}
+
+/// Splits `K` queries over the same variables in one pass over `scalars`. Query `k` selects the
+/// variables whose `densities[k]` bit is set (all when `None`) and continues `prefixes[k]`: its
+/// first point is `prefixes[k].ones.len`, and the result holds the prefix's points too.
+fn split_queries<const K: usize>(
+    scalars: &[Scalar],
+    densities: [Option<&Density>; K],
+    prefixes: [QuerySplit; K],
+) -> [QuerySplit; K] {
+    for d in densities.iter().flatten() {
+        assert_eq!(d.bit_len, scalars.len(), "density length != variables");
+    }
     let blocks = scalars.len().div_ceil(BLOCK);
-    // Points used by each block, so every block knows where its points start.
-    let mut starts: Vec<usize> = (0..blocks)
+    // Points each block selects per query, so every block knows where its points start.
+    let used: Vec<[usize; K]> = (0..blocks)
         .into_par_iter()
         .map(|blk| {
             let lo = blk * BLOCK;
             let hi = (lo + BLOCK).min(scalars.len());
-            match density {
+            std::array::from_fn(|k| match densities[k] {
                 None => hi - lo,
                 Some(d) => crate::assignment::count_ones(&d.words[lo / 64..], hi - lo),
-            }
+            })
         })
         .collect();
-    let mut next = first_point;
-    for s in starts.iter_mut() {
-        let used = *s;
-        *s = next;
-        next += used;
+    let mut starts: [Vec<usize>; K] = std::array::from_fn(|_| Vec::with_capacity(blocks));
+    let mut ends: [usize; K] = std::array::from_fn(|k| prefixes[k].ones.len);
+    for u in &used {
+        for k in 0..K {
+            starts[k].push(ends[k]);
+            ends[k] += u[k];
+        }
     }
-    let parts: Vec<QuerySplit> = scalars
-        .par_chunks(BLOCK)
-        .zip(starts.par_iter())
-        .enumerate()
-        .map(|(blk, (chunk, &start))| classify_block(chunk, blk * BLOCK, density, start))
+
+    let mut words: [Vec<u64>; K] = std::array::from_fn(|k| vec![0u64; ends[k].div_ceil(64)]);
+    // Each block gets the words from its first point's word up to (not including) the next
+    // block's first word; the one word it may share with the next block comes back as a carry.
+    let mut sinks: Vec<std::vec::IntoIter<Sink>> = words
+        .iter_mut()
+        .zip(&starts)
+        .map(|(w, s)| block_sinks(w, s).into_iter())
         .collect();
-    let mut out = QuerySplit::default();
-    out.ones.reserve(parts.iter().map(|p| p.ones.len()).sum());
-    out.tail_points
-        .reserve(parts.iter().map(|p| p.tail_points.len()).sum());
-    out.tail_scalars
-        .reserve(parts.iter().map(|p| p.tail_scalars.len()).sum());
-    for p in parts {
-        out.append(p);
+    let tasks: Vec<[Sink; K]> = (0..blocks)
+        .map(|_| std::array::from_fn(|k| sinks[k].next().expect("a sink per block")))
+        .collect();
+    drop(sinks);
+    let mut parts: Vec<BlockOut<K>> = scalars
+        .par_chunks(BLOCK)
+        .zip(tasks)
+        .enumerate()
+        .map(|(blk, (chunk, mut sinks))| classify_block(chunk, blk * BLOCK, &densities, &mut sinks))
+        .collect();
+
+    let mut k = 0;
+    prefixes.map(|prefix| {
+        let mut words = std::mem::take(&mut words[k]);
+        for (blk, p) in parts.iter().enumerate() {
+            if p.carry[k] != 0 {
+                words[starts[k][blk + 1] / 64] |= p.carry[k];
+            }
+        }
+        for (w, p) in words.iter_mut().zip(&prefix.ones.words) {
+            debug_assert_eq!(*w & p, 0);
+            *w |= p;
+        }
+        let ones = OnesBitmap {
+            words,
+            len: ends[k],
+            count: prefix.ones.count + parts.iter().map(|p| p.ones[k]).sum::<usize>(),
+        };
+        let zeros = prefix.zeros + parts.iter().map(|p| p.zeros[k]).sum::<usize>();
+        let points: Vec<Vec<u32>> = parts
+            .iter_mut()
+            .map(|p| std::mem::take(&mut p.tail_points[k]))
+            .collect();
+        let scalars: Vec<Vec<blst_scalar>> = parts
+            .iter_mut()
+            .map(|p| std::mem::take(&mut p.tail_scalars[k]))
+            .collect();
+        let (tail_points, tail_scalars) = rayon::join(
+            || concat(prefix.tail_points, &points),
+            || concat(prefix.tail_scalars, &scalars),
+        );
+        k += 1;
+        QuerySplit {
+            ones,
+            tail_points,
+            tail_scalars,
+            zeros,
+        }
+    })
+}
+
+/// Where one block writes its bits of a query's bitmap.
+struct Sink<'a> {
+    /// The words this block owns.
+    words: &'a mut [u64],
+    /// The point of bit 0 of `words[0]`.
+    base: usize,
+    /// The next point to write.
+    pos: usize,
+    /// Bits for the word after `words`, which a later block owns; ORed in after the parallel
+    /// pass.
+    carry: u64,
+}
+
+impl Sink<'_> {
+    /// Appends the low `n` bits of `bits` (the rest are 0).
+    fn put(&mut self, bits: u64, n: u32) {
+        let rel = self.pos - self.base;
+        let (w, off) = (rel / 64, (rel % 64) as u32);
+        self.or(w, bits << off);
+        if off + n > 64 {
+            self.or(w + 1, bits >> (64 - off));
+        }
+        self.pos += n as usize;
+    }
+
+    fn or(&mut self, w: usize, bits: u64) {
+        if bits == 0 {
+            return;
+        }
+        match self.words.get_mut(w) {
+            Some(x) => *x |= bits,
+            None => {
+                debug_assert_eq!(w, self.words.len());
+                self.carry |= bits;
+            }
+        }
+    }
+}
+
+/// Cuts `words` into one [`Sink`] per block, block `i` starting at point `starts[i]`.
+fn block_sinks<'a>(words: &'a mut [u64], starts: &[usize]) -> Vec<Sink<'a>> {
+    let Some(&first) = starts.first() else {
+        return Vec::new();
+    };
+    let mut rest = &mut words[first / 64..];
+    let mut out = Vec::with_capacity(starts.len());
+    for (i, &start) in starts.iter().enumerate() {
+        let mine = match starts.get(i + 1) {
+            Some(&next) => next / 64 - start / 64,
+            None => rest.len(),
+        };
+        let (w, r) = std::mem::take(&mut rest).split_at_mut(mine);
+        rest = r;
+        out.push(Sink {
+            words: w,
+            base: start / 64 * 64,
+            pos: start,
+            carry: 0,
+        });
     }
     out
 }
 
-fn classify_block(
+/// What one block found for each of `K` queries (its bitmap bits are in its sinks).
+struct BlockOut<const K: usize> {
+    carry: [u64; K],
+    ones: [usize; K],
+    zeros: [usize; K],
+    tail_points: [Vec<u32>; K],
+    tail_scalars: [Vec<blst_scalar>; K],
+}
+
+fn classify_block<const K: usize>(
     chunk: &[Scalar],
     first_var: usize,
-    density: Option<&Density>,
-    mut point: usize,
-) -> QuerySplit {
+    densities: &[Option<&Density>; K],
+    sinks: &mut [Sink; K],
+) -> BlockOut<K> {
     let one = *scalar_limbs(&Scalar::ONE);
-    let mut out = QuerySplit::default();
-    for (j, s) in chunk.iter().enumerate() {
-        if let Some(d) = density {
-            if !d.get(first_var + j) {
-                continue;
+    let mut out = BlockOut {
+        carry: [0; K],
+        ones: [0; K],
+        zeros: [0; K],
+        tail_points: std::array::from_fn(|_| Vec::new()),
+        tail_scalars: std::array::from_fn(|_| Vec::new()),
+    };
+    let mut canonical: [blst_scalar; 64] = std::array::from_fn(|_| blst_scalar::default());
+    for (wi, vars) in chunk.chunks(64).enumerate() {
+        let word = first_var / 64 + wi;
+        let valid = u64::MAX >> (64 - vars.len());
+        // Bit j: variable j of this word is 1 / neither 0 nor 1.
+        let (mut ones, mut others) = (0u64, 0u64);
+        for (j, s) in vars.iter().enumerate() {
+            let limbs = scalar_limbs(s);
+            let is_one = *limbs == one;
+            ones |= (is_one as u64) << j;
+            others |= ((!is_one && *limbs != [0; 4]) as u64) << j;
+        }
+        let selected: [u64; K] =
+            std::array::from_fn(|k| densities[k].map_or(valid, |d| d.words[word] & valid));
+        let mut need = others & selected.iter().fold(0, |acc, s| acc | s);
+        while need != 0 {
+            let j = need.trailing_zeros() as usize;
+            // SAFETY: both are plain 32-byte values.
+            unsafe { blst_scalar_from_fr(&mut canonical[j], (&vars[j] as *const Scalar).cast()) };
+            need &= need - 1;
+        }
+        for (k, &sel) in selected.iter().enumerate() {
+            let first_point = sinks[k].pos;
+            let packed = compress(ones & sel, sel);
+            sinks[k].put(packed, sel.count_ones());
+            out.ones[k] += packed.count_ones() as usize;
+            out.zeros[k] += (sel & !ones & !others).count_ones() as usize;
+            let mut tail = others & sel;
+            while tail != 0 {
+                let j = tail.trailing_zeros();
+                let point = first_point + (sel & ((1u64 << j) - 1)).count_ones() as usize;
+                out.tail_points[k].push(point as u32);
+                out.tail_scalars[k].push(canonical[j as usize].clone());
+                tail &= tail - 1;
             }
         }
-        let limbs = scalar_limbs(s);
-        if *limbs == [0; 4] {
-            out.zeros += 1;
-        } else if *limbs == one {
-            out.ones.push(point as u32);
-        } else {
-            let mut canonical = blst_scalar::default();
-            // SAFETY: both are plain 32-byte values.
-            unsafe { blst_scalar_from_fr(&mut canonical, (s as *const Scalar).cast()) };
-            out.tail_points.push(point as u32);
-            out.tail_scalars.push(canonical);
-        }
-        point += 1;
+    }
+    for (c, s) in out.carry.iter_mut().zip(sinks.iter()) {
+        *c = s.carry;
     }
     out
+}
+
+/// The bits of `x` at the set positions of `mask`, packed to the low end (x86's PEXT).
+fn compress(x: u64, mask: u64) -> u64 {
+    if mask == u64::MAX {
+        return x;
+    }
+    let mut out = 0;
+    let mut rest = x & mask;
+    while rest != 0 {
+        let b = rest.trailing_zeros();
+        out |= 1u64 << (mask & ((1u64 << b) - 1)).count_ones();
+        rest &= rest - 1;
+    }
+    out
+}
+
+/// `prefix` followed by every part, the parts copied in parallel.
+fn concat<T: Clone + Send + Sync>(mut prefix: Vec<T>, parts: &[Vec<T>]) -> Vec<T> {
+    let base = prefix.len();
+    let total = base + parts.iter().map(Vec::len).sum::<usize>();
+    prefix.reserve_exact(total - base);
+    let mut rest: &mut [MaybeUninit<T>] = &mut prefix.spare_capacity_mut()[..total - base];
+    let mut dsts = Vec::with_capacity(parts.len());
+    for p in parts {
+        let (d, r) = std::mem::take(&mut rest).split_at_mut(p.len());
+        dsts.push(d);
+        rest = r;
+    }
+    dsts.into_par_iter().zip(parts).for_each(|(d, s)| {
+        for (d, s) in d.iter_mut().zip(s) {
+            d.write(s.clone());
+        }
+    });
+    // SAFETY: the parts' lengths sum to `total - base`, and every element from `base` to
+    // `total` was written above.
+    unsafe { prefix.set_len(total) };
+    prefix
 }
 
 #[cfg(test)]
@@ -173,39 +439,289 @@ mod tests {
         w
     }
 
+    fn random_scalars(rng: &mut impl Rng, n: usize, p_other: f64) -> Vec<Scalar> {
+        (0..n)
+            .map(|_| {
+                if rng.gen_bool(p_other) {
+                    Scalar::random(&mut *rng)
+                } else if rng.gen_bool(0.5) {
+                    Scalar::ONE
+                } else {
+                    Scalar::ZERO
+                }
+            })
+            .collect()
+    }
+
+    /// The split by a plain filter, the ones as an index list: (ones, tail, zeros, points used).
+    fn plain_filter(
+        scalars: &[Scalar],
+        selected: impl Fn(usize) -> bool,
+        first_point: u32,
+        into: &mut (Vec<u32>, QuerySplit),
+    ) {
+        let mut point = first_point;
+        for (j, s) in scalars.iter().enumerate() {
+            if !selected(j) {
+                continue;
+            }
+            if bool::from(s.is_zero()) {
+                into.1.zeros += 1;
+            } else if *s == Scalar::ONE {
+                into.0.push(point);
+            } else {
+                into.1.tail_points.push(point);
+                into.1.tail_scalars.push(blst_scalar { b: s.to_bytes_le() });
+            }
+            point += 1;
+        }
+    }
+
+    /// Checks `split` against the plain filter's ones list and tail, over `len` points.
+    fn check(split: &QuerySplit, expect: (Vec<u32>, QuerySplit), len: usize, what: &str) {
+        let (ones, rest) = expect;
+        assert_eq!(split.ones.len, len, "{what}: len");
+        assert_eq!(split.ones.words.len(), len.div_ceil(64), "{what}: words");
+        assert_eq!(split.ones.count, ones.len(), "{what}: count");
+        assert_eq!(split.ones.to_indices(), ones, "{what}: ones");
+        assert_eq!(
+            split.ones,
+            OnesBitmap::from_indices(len, &ones),
+            "{what}: bitmap"
+        );
+        for p in [0, len / 2, len.saturating_sub(1), len, len + 1] {
+            assert_eq!(
+                split.ones.is_set(p),
+                ones.contains(&(p as u32)),
+                "{what}: bit {p}"
+            );
+        }
+        assert_eq!(split.tail_points, rest.tail_points, "{what}: tail points");
+        assert_eq!(
+            split.tail_scalars, rest.tail_scalars,
+            "{what}: tail scalars"
+        );
+        assert_eq!(split.zeros, rest.zeros, "{what}: zeros");
+    }
+
     #[test]
     fn split_matches_a_plain_filter() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
-        for n in [0usize, 1, 63, 64, 65, BLOCK - 1, BLOCK + 3, 3 * BLOCK + 17] {
-            let scalars: Vec<Scalar> = (0..n)
-                .map(|_| match rng.gen_range(0..3) {
-                    0 => Scalar::ZERO,
-                    1 => Scalar::ONE,
-                    _ => Scalar::random(&mut rng),
+        let sizes = [
+            0usize,
+            1,
+            63,
+            64,
+            65,
+            BLOCK - 1,
+            BLOCK,
+            BLOCK + 1,
+            3 * BLOCK + 17,
+        ];
+        for n in sizes {
+            for (p_sel, p_other) in [(0.7, 0.33), (1.0, 0.1), (0.05, 0.5), (0.0, 0.3)] {
+                let scalars = random_scalars(&mut rng, n, p_other);
+                let bits: Vec<bool> = (0..n).map(|_| rng.gen_bool(p_sel)).collect();
+                let mut words = density(&bits);
+                // Bits past the end of the density are not variables.
+                if n % 64 != 0 {
+                    *words.last_mut().unwrap() |= !0 << (n % 64);
+                }
+                let d = Density::new(&words, n);
+                for first_point in [0usize, 5, 64, 100, 128, 1000] {
+                    let what = format!("n = {n}, density {p_sel}, first point {first_point}");
+                    let split = split_query(&scalars, Some(&d), first_point);
+                    let mut expect = Default::default();
+                    plain_filter(&scalars, |j| bits[j], first_point as u32, &mut expect);
+                    check(&split, expect, first_point + d.popcount, &what);
+                    assert_eq!(split.len(), d.popcount);
+
+                    let split = split_query(&scalars, None, first_point);
+                    let mut expect = Default::default();
+                    plain_filter(&scalars, |_| true, first_point as u32, &mut expect);
+                    check(&split, expect, first_point + n, &format!("{what}, all"));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn circuit_split_matches_a_plain_filter() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(2);
+        for (inputs, aux) in [
+            (1usize, 0usize),
+            (1, 1),
+            (3, 64),
+            (64, 63),
+            (70, BLOCK + 1),
+            (328, 2 * BLOCK + 100),
+        ] {
+            let inp = random_scalars(&mut rng, inputs, 0.5);
+            let aux_s = random_scalars(&mut rng, aux, 0.2);
+            let a_bits: Vec<bool> = (0..aux).map(|_| rng.gen_bool(0.97)).collect();
+            let b_bits: Vec<bool> = (0..aux).map(|_| rng.gen_bool(0.25)).collect();
+            let bi_bits: Vec<bool> = (0..inputs).map(|_| rng.gen_bool(0.6)).collect();
+            let (aw, bw, biw) = (density(&a_bits), density(&b_bits), density(&bi_bits));
+            let w = Witness {
+                a: &[],
+                b: &[],
+                c: &[],
+                inputs: &inp,
+                aux: &aux_s,
+                a_aux_density: Density::new(&aw, aux),
+                b_inp_density: Density::new(&biw, inputs),
+                b_aux_density: Density::new(&bw, aux),
+            };
+            let split = split_circuit(&w);
+            let what = format!("{inputs} inputs, {aux} aux");
+
+            let mut a = Default::default();
+            plain_filter(&inp, |_| true, 0, &mut a);
+            plain_filter(&aux_s, |j| a_bits[j], inputs as u32, &mut a);
+            let a_len = inputs + w.a_aux_density.popcount;
+            check(&split.a, a, a_len, &format!("{what}: A"));
+
+            let mut b = Default::default();
+            let b_inp = w.b_inp_density.popcount;
+            plain_filter(&inp, |j| bi_bits[j], 0, &mut b);
+            plain_filter(&aux_s, |j| b_bits[j], b_inp as u32, &mut b);
+            let b_len = b_inp + w.b_aux_density.popcount;
+            check(&split.b, b, b_len, &format!("{what}: B"));
+
+            let mut l = Default::default();
+            plain_filter(&aux_s, |_| true, 0, &mut l);
+            check(&split.l, l, aux, &format!("{what}: L"));
+        }
+    }
+
+    #[test]
+    fn bitmap_helpers() {
+        let b = OnesBitmap::from_indices(130, &[0, 63, 64, 129, 64]);
+        assert_eq!(b.count, 4);
+        assert_eq!(b.words.len(), 3);
+        assert_eq!(b.to_indices(), vec![0, 63, 64, 129]);
+        assert!(b.is_set(63) && b.is_set(129) && !b.is_set(1) && !b.is_set(130));
+        assert_eq!(OnesBitmap::zeros(0), OnesBitmap::default());
+        assert_eq!(OnesBitmap::zeros(65).iter_ones().count(), 0);
+        for mask in [0u64, 1, u64::MAX, 0xF0F0_0000_FFFF_0001, 1 << 63] {
+            for x in [0u64, u64::MAX, 0x1234_5678_9ABC_DEF0] {
+                let mut expect = 0u64;
+                let mut k = 0;
+                for b in 0..64 {
+                    if (mask >> b) & 1 == 1 {
+                        expect |= ((x >> b) & 1) << k;
+                        k += 1;
+                    }
+                }
+                assert_eq!(compress(x, mask), expect, "x {x:#x} mask {mask:#x}");
+            }
+        }
+    }
+}
+
+/// Timing of `split_circuit` on a PoRep-shaped witness (328 inputs, a_aux density 99.7%, b_aux
+/// 25.4%, 8% of aux values neither 0 nor 1). Run with
+/// `cargo test --release --features bellpepper --lib split_circuit_timing -- --ignored --nocapture`.
+#[cfg(test)]
+mod timing {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use std::time::Instant;
+
+    fn bits(rng: &mut impl Rng, n: usize, p: f64) -> Vec<u64> {
+        let mut w = vec![0u64; n.div_ceil(64)];
+        for i in 0..n {
+            if rng.gen_bool(p) {
+                w[i / 64] |= 1 << (i % 64);
+            }
+        }
+        w
+    }
+
+    /// The same split as `split_circuit`, with one pass over `aux` per query.
+    fn split_circuit_three_passes(w: &Witness) -> CircuitSplit {
+        let ((a, b), l) = rayon::join(
+            || {
+                rayon::join(
+                    || {
+                        let [a] = split_queries(w.inputs, [None], [QuerySplit::default()]);
+                        let [a] = split_queries(w.aux, [Some(&w.a_aux_density)], [a]);
+                        a
+                    },
+                    || {
+                        let [b] = split_queries(
+                            w.inputs,
+                            [Some(&w.b_inp_density)],
+                            [QuerySplit::default()],
+                        );
+                        let [b] = split_queries(w.aux, [Some(&w.b_aux_density)], [b]);
+                        b
+                    },
+                )
+            },
+            || split_query(w.aux, None, 0),
+        );
+        CircuitSplit { a, b, l }
+    }
+
+    fn time(f: impl Fn() -> CircuitSplit) -> (f64, f64) {
+        let mut times: Vec<f64> = (0..7)
+            .map(|_| {
+                let t = Instant::now();
+                let s = f();
+                let el = t.elapsed().as_secs_f64() * 1e3;
+                drop(s);
+                el
+            })
+            .collect();
+        times.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        (times[0], times[times.len() / 2])
+    }
+
+    #[test]
+    #[ignore]
+    fn split_circuit_timing() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+        let inputs: Vec<Scalar> = (0..328).map(|_| Scalar::random(&mut rng)).collect();
+        for log in [20u32, 21, 22] {
+            let n = 1usize << log;
+            let aux: Vec<Scalar> = (0..n)
+                .map(|_| {
+                    let x: f64 = rng.gen();
+                    if x < 0.08 {
+                        Scalar::random(&mut rng)
+                    } else if x < 0.5 {
+                        Scalar::ZERO
+                    } else {
+                        Scalar::ONE
+                    }
                 })
                 .collect();
-            let bits: Vec<bool> = (0..n).map(|_| rng.gen_bool(0.7)).collect();
-            let words = density(&bits);
-            let d = Density::new(&words, n);
-            let split = split_query(&scalars, Some(&d), 5);
-
-            let mut expect = QuerySplit::default();
-            let mut point = 5u32;
-            for (s, &bit) in scalars.iter().zip(&bits) {
-                if !bit {
-                    continue;
-                }
-                if bool::from(s.is_zero()) {
-                    expect.zeros += 1;
-                } else if *s == Scalar::ONE {
-                    expect.ones.push(point);
-                } else {
-                    expect.tail_points.push(point);
-                    expect.tail_scalars.push(blst_scalar { b: s.to_bytes_le() });
-                }
-                point += 1;
-            }
-            assert_eq!(split, expect, "n = {n}");
+            let a_words = bits(&mut rng, n, 0.997);
+            let b_words = bits(&mut rng, n, 0.254);
+            let bi_words = bits(&mut rng, inputs.len(), 0.5);
+            let w = Witness {
+                a: &[],
+                b: &[],
+                c: &[],
+                inputs: &inputs,
+                aux: &aux,
+                a_aux_density: Density::new(&a_words, n),
+                b_inp_density: Density::new(&bi_words, inputs.len()),
+                b_aux_density: Density::new(&b_words, n),
+            };
+            let fused = split_circuit(&w);
+            let three = split_circuit_three_passes(&w);
+            assert_eq!(fused.a, three.a);
+            assert_eq!(fused.b, three.b);
+            assert_eq!(fused.l, three.l);
+            drop((fused, three));
+            let (t1, m1) = time(|| split_circuit_three_passes(&w));
+            let (t3, m3) = time(|| split_circuit(&w));
+            println!(
+                "split 2^{log}: three passes min {t1:.2} median {m1:.2} ms; one pass min {t3:.2} median {m3:.2} ms ({} threads)",
+                rayon::current_num_threads()
+            );
         }
     }
 }

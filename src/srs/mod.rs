@@ -112,6 +112,30 @@ impl Srs {
         })))
     }
 
+    /// Wraps points built in memory (synthetic benchmarks, tests) instead of loaded from a file.
+    /// `data.path` names the source in messages. Checks what the file loader checks about the
+    /// section counts: `b_g1` and `b_g2` match and `ic` holds at least the point for ONE.
+    pub fn from_data(data: SrsData) -> Result<Srs> {
+        let malformed = |reason: String| Error::MalformedParams {
+            path: data.path.clone(),
+            reason,
+        };
+        if data.b_g1.len() != data.b_g2.len() {
+            return Err(malformed(format!(
+                "section `b_g1` has {} points but `b_g2` has {}; they must match",
+                data.b_g1.len(),
+                data.b_g2.len()
+            )));
+        }
+        if data.vk.ic.is_empty() {
+            return Err(malformed(
+                "section `ic` is empty; it needs at least the point for the constant input ONE"
+                    .into(),
+            ));
+        }
+        Ok(Srs(Arc::new(data)))
+    }
+
     /// The number of handles (clones) alive, the cache's own included.
     pub fn handle_count(&self) -> usize {
         Arc::strong_count(&self.0)

@@ -17,6 +17,7 @@ use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
 use super::cpu::CpuBackend;
 use super::Backend;
 use crate::error::Result;
+use crate::prover::split::OnesBitmap;
 
 /// H on the GPU, everything else on the CPU backend.
 pub struct CudaBackend;
@@ -42,8 +43,8 @@ impl Backend for CudaBackend {
         Ok(super::cpu::msm_h(h_query, &h))
     }
 
-    fn g1_sum(&self, points: &[G1Affine], indices: &[u32]) -> Result<G1Projective> {
-        CpuBackend.g1_sum(points, indices)
+    fn g1_sum(&self, points: &[G1Affine], ones: &OnesBitmap) -> Result<G1Projective> {
+        CpuBackend.g1_sum(points, ones)
     }
 
     fn g1_msm(
@@ -55,8 +56,8 @@ impl Backend for CudaBackend {
         CpuBackend.g1_msm(points, indices, scalars)
     }
 
-    fn g2_sum(&self, points: &[G2Affine], indices: &[u32]) -> Result<G2Projective> {
-        CpuBackend.g2_sum(points, indices)
+    fn g2_sum(&self, points: &[G2Affine], ones: &OnesBitmap) -> Result<G2Projective> {
+        CpuBackend.g2_sum(points, ones)
     }
 
     fn g2_msm(
