@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "bls12_381.cuh"
+#include "curve.cuh"
 
 #if defined(__CUDACC__)
 #include <cuda_runtime.h>
@@ -115,6 +116,26 @@ cudaError_t scale_powers(fr_t* data, uint32_t lg_n, const fr_t& first, const fr_
 cudaError_t h_pointwise(fr_t* a, const fr_t* b, const fr_t* c, size_t n, const fr_t& factor,
                         cudaStream_t s);
 cudaError_t bit_reverse(fr_t* data, uint32_t lg_n, cudaStream_t s);
+// msm_g1.cu, msm_g2.cu (templates in msm.cuh)
+size_t g1_msm_workspace_size(size_t n);
+size_t g2_msm_workspace_size(size_t n);
+cudaError_t g1_msm(const g1_affine_t* points, size_t n_points, const uint32_t* index,
+                   const fr_t* scalars, bool montgomery, size_t n, void* ws, size_t ws_bytes,
+                   g1_xyzz_t* result, cudaStream_t s);
+cudaError_t g2_msm(const g2_affine_t* points, size_t n_points, const uint32_t* index,
+                   const fr_t* scalars, bool montgomery, size_t n, void* ws, size_t ws_bytes,
+                   g2_xyzz_t* result, cudaStream_t s);
+size_t g1_batch_add_workspace_size(size_t n_points);
+size_t g2_batch_add_workspace_size(size_t n_points);
+cudaError_t g1_batch_add(const g1_affine_t* points, size_t n_points, const uint64_t* bitmap,
+                         void* ws, size_t ws_bytes, g1_xyzz_t* result, cudaStream_t s);
+cudaError_t g2_batch_add(const g2_affine_t* points, size_t n_points, const uint64_t* bitmap,
+                         void* ws, size_t ws_bytes, g2_xyzz_t* result, cudaStream_t s);
+// curve_test.cu
+cudaError_t g1_test_op(int op, const g1_affine_t* a, const g1_affine_t* b, g1_xyzz_t* out,
+                       size_t n, cudaStream_t s);
+cudaError_t g2_test_op(int op, const g2_affine_t* a, const g2_affine_t* b, g2_xyzz_t* out,
+                       size_t n, cudaStream_t s);
 #endif
 
 }  // namespace g16

@@ -67,4 +67,70 @@ int g16_bit_reverse(void* data, uint32_t lg_n, g16_stream_t stream) {
   return (int)g16::bit_reverse(static_cast<g16::fr_t*>(data), lg_n, stream_of(stream));
 }
 
+int g16_curve_test_op(int curve, int op, const void* a, const void* b, void* out, size_t n,
+                      g16_stream_t stream) {
+  using namespace g16;
+  switch (curve) {
+    case 1:
+      return (int)g1_test_op(op, static_cast<const g1_affine_t*>(a),
+                             static_cast<const g1_affine_t*>(b), static_cast<g1_xyzz_t*>(out), n,
+                             stream_of(stream));
+    case 2:
+      return (int)g2_test_op(op, static_cast<const g2_affine_t*>(a),
+                             static_cast<const g2_affine_t*>(b), static_cast<g2_xyzz_t*>(out), n,
+                             stream_of(stream));
+    default: return (int)cudaErrorInvalidValue;
+  }
+}
+
+size_t g16_msm_workspace_size(int curve, size_t n) {
+  switch (curve) {
+    case 1: return g16::g1_msm_workspace_size(n);
+    case 2: return g16::g2_msm_workspace_size(n);
+    default: return 0;
+  }
+}
+
+int g16_msm(int curve, const void* points, size_t n_points, const uint32_t* index,
+            const void* scalars, int montgomery, size_t n, void* workspace, size_t workspace_bytes,
+            void* result, g16_stream_t stream) {
+  using namespace g16;
+  const fr_t* sc = static_cast<const fr_t*>(scalars);
+  switch (curve) {
+    case 1:
+      return (int)g1_msm(static_cast<const g1_affine_t*>(points), n_points, index, sc,
+                         montgomery != 0, n, workspace, workspace_bytes,
+                         static_cast<g1_xyzz_t*>(result), stream_of(stream));
+    case 2:
+      return (int)g2_msm(static_cast<const g2_affine_t*>(points), n_points, index, sc,
+                         montgomery != 0, n, workspace, workspace_bytes,
+                         static_cast<g2_xyzz_t*>(result), stream_of(stream));
+    default: return (int)cudaErrorInvalidValue;
+  }
+}
+
+size_t g16_batch_add_workspace_size(int curve, size_t n_points) {
+  switch (curve) {
+    case 1: return g16::g1_batch_add_workspace_size(n_points);
+    case 2: return g16::g2_batch_add_workspace_size(n_points);
+    default: return 0;
+  }
+}
+
+int g16_batch_add(int curve, const void* points, size_t n_points, const uint64_t* bitmap,
+                  void* workspace, size_t workspace_bytes, void* result, g16_stream_t stream) {
+  using namespace g16;
+  switch (curve) {
+    case 1:
+      return (int)g1_batch_add(static_cast<const g1_affine_t*>(points), n_points, bitmap,
+                               workspace, workspace_bytes, static_cast<g1_xyzz_t*>(result),
+                               stream_of(stream));
+    case 2:
+      return (int)g2_batch_add(static_cast<const g2_affine_t*>(points), n_points, bitmap,
+                               workspace, workspace_bytes, static_cast<g2_xyzz_t*>(result),
+                               stream_of(stream));
+    default: return (int)cudaErrorInvalidValue;
+  }
+}
+
 }  // extern "C"

@@ -63,6 +63,39 @@ int g16_h_pointwise(void* a, const void* b, const void* c, size_t n, const void*
 // Permutes 2^lg_n elements from natural to bit-reversed order or back (the same permutation).
 int g16_bit_reverse(void* data, uint32_t lg_n, g16_stream_t stream);
 
+// ---- Curves: G1 (curve = 1) and G2 (curve = 2) ---------------------------------------------
+// Points in: affine, blst's layout (G1 96 bytes {x, y}; G2 192 bytes {x.c0, x.c1, y.c0, y.c1}),
+// Montgomery coordinates, the identity as all zeros; 16-byte aligned device arrays.
+// Points out: XYZZ (X, Y, ZZ, ZZZ; x = X/ZZ, y = Y/ZZZ; the identity has ZZ = 0): 192 bytes on
+// G1, 384 on G2. Results are exact group elements; their coordinates are not canonical.
+// Invalid arguments (curve not 1 or 2, NULL pointers, a workspace smaller than its size
+// function says) return cudaErrorInvalidValue without launching anything.
+
+// out[i] = op(a[i], b[i]) for i < n, through different formula paths: 0 a + b (mixed
+// additions), 1 2a + 2b (doublings + general addition), 2 (a + b) + (a + b) (general addition,
+// doubling branch), 3 (a + b) - (a + b) (general addition, the identity), 4 13 (a + b).
+int g16_curve_test_op(int curve, int op, const void* a, const void* b, void* out, size_t n,
+                      g16_stream_t stream);
+
+// Multi-scalar multiplication: result = sum over k < n of scalar[k] * points[index[k]] (index
+// NULL: points[k]). Scalars are 32-byte little-endian values below r: canonical integers, or
+// Montgomery-form Fr when `montgomery` != 0 (as the H coefficients are left by the NTT). Index
+// entries >= n_points (and points beyond n_points when index is NULL) are never read: an index
+// out of range counts as the identity. n < 2^31. `workspace` must hold
+// g16_msm_workspace_size(curve, n) bytes (0 means n is out of range). result: one XYZZ point
+// in device memory; n = 0 gives the identity.
+size_t g16_msm_workspace_size(int curve, size_t n);
+int g16_msm(int curve, const void* points, size_t n_points, const uint32_t* index,
+            const void* scalars, int montgomery, size_t n, void* workspace, size_t workspace_bytes,
+            void* result, g16_stream_t stream);
+
+// Batch addition: result = the sum of points[i] for every i < n_points whose bit is set in
+// `bitmap` (bit i = bit i % 64 of word i / 64, LSB first; ceil(n_points / 64) words on the
+// device; bits past n_points are ignored). `workspace`: g16_batch_add_workspace_size bytes.
+size_t g16_batch_add_workspace_size(int curve, size_t n_points);
+int g16_batch_add(int curve, const void* points, size_t n_points, const uint64_t* bitmap,
+                  void* workspace, size_t workspace_bytes, void* result, g16_stream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

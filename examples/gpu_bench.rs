@@ -2,17 +2,27 @@
 //! for 2^24 and 2^27 (with uploads from pinned memory and without), next to the CPU path on
 //! this machine's cores, measured in the same run. Medians of `--runs` runs.
 //!
-//! `gpu_bench [--ntt 20,24,26,27] [--h 24,27] [--runs 5] [--no-cpu]`
+//! Also G1 MSM alone (`--msm`): random points and canonical scalars resident on the device, GPU
+//! time by CUDA events, the CPU backend's time at sizes up to 2^22 for the ratio, and a check
+//! that both give the same point.
+//!
+//! `gpu_bench [--ntt 20,24,26,27] [--h 24,27] [--msm 20,22,24,26,27] [--runs 5] [--no-cpu]`
+//! (pass an empty list, e.g. `--ntt ""`, to skip a section)
 
 use std::time::Instant;
 
+use blst::blst_scalar;
 use blstrs::Scalar;
+use blstrs::{G1Affine, G1Projective};
 use ff::Field;
 use groth16_c2::backend::cpu::fft::{fft, h_polynomial, Domain};
 use groth16_c2::backend::cuda::device::lock_device;
 use groth16_c2::backend::cuda::h;
 use groth16_c2::backend::cuda::kernels::{ntt, NttTable};
+use groth16_c2::backend::cuda::msm;
 use groth16_c2::backend::cuda::runtime::{DeviceBuffer, PinnedRegion, Stream};
+use group::prime::PrimeCurveAffine;
+use group::{Curve, Group};
 use rand::SeedableRng;
 use rayon::prelude::*;
 
@@ -63,11 +73,16 @@ fn main() {
     let cpu = !args.iter().any(|a| a == "--no-cpu");
     let ntt_sizes = list(&args, "--ntt", "20,24,26,27");
     let h_sizes = list(&args, "--h", "24,27");
+    let msm_sizes = list(&args, "--msm", "20,22,24,26,27");
     println!(
         "gpu_bench: {} CPU threads, medians of {runs} runs",
         rayon::current_num_threads()
     );
 
+    msm_section(&msm_sizes, runs, cpu);
+    if ntt_sizes.is_empty() && h_sizes.is_empty() {
+        return;
+    }
     let stream = Stream::new().unwrap();
     let lg_max = *ntt_sizes.iter().chain(&h_sizes).max().unwrap();
     let table = NttTable::new(lg_max, &stream).unwrap();
@@ -140,5 +155,69 @@ fn main() {
             "2^{lg:<6} {with_upload:>14.1} {gpu_only:>14.1} {cpu_ms:>12.1} {:>10.1} {gbps:>12.1}",
             cpu_ms / with_upload
         );
+    }
+}
+
+/// `n` distinct G1 points, fast: each chunk starts at a random multiple of the generator and
+/// walks by a fixed step, then normalises in one batch.
+fn random_points(n: usize) -> Vec<G1Affine> {
+    let step = G1Projective::generator() * Scalar::from(0x9e37_79b9_u64);
+    let mut out = vec![G1Affine::identity(); n];
+    out.par_chunks_mut(1 << 12)
+        .enumerate()
+        .for_each(|(k, chunk)| {
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(k as u64);
+            let mut p = G1Projective::generator() * Scalar::random(&mut rng);
+            let proj: Vec<G1Projective> = (0..chunk.len())
+                .map(|_| {
+                    p += step;
+                    p
+                })
+                .collect();
+            G1Projective::batch_normalize(&proj, chunk);
+        });
+    out
+}
+
+fn msm_section(sizes: &[u32], runs: usize, cpu: bool) {
+    let Some(&largest) = sizes.iter().max() else {
+        return;
+    };
+    let t = Instant::now();
+    let points = random_points(1 << largest);
+    let scalars: Vec<blst_scalar> = random(1 << largest, 99)
+        .par_iter()
+        .map(|s| blst_scalar { b: s.to_bytes_le() })
+        .collect();
+    println!(
+        "\nMSM G1, random points and scalars (inputs made in {:.1} s)",
+        t.elapsed().as_secs_f64()
+    );
+    println!(
+        "{:<8} {:>12} {:>12} {:>10} {:>8}",
+        "points", "gpu ms", "cpu ms", "cpu/gpu", "same"
+    );
+    for &lg in sizes {
+        let n = 1usize << lg;
+        let (times, gpu_result) = msm::time_msm_g1(0, &points[..n], &scalars[..n], runs).unwrap();
+        let gpu = median(times);
+        let (cpu_ms, same) = if cpu && lg <= 22 {
+            let t = Instant::now();
+            let expect = groth16_c2::backend::cpu::msm::msm::<blst::blst_p1>(
+                groth16_c2::curve::g1_affine_as_blst(&points[..n]),
+                None,
+                &scalars[..n],
+            );
+            let ms = t.elapsed().as_secs_f64() * 1e3;
+            let same = groth16_c2::curve::g1_from_blst(expect) == gpu_result;
+            (ms, if same { "yes" } else { "NO" })
+        } else {
+            (f64::NAN, "-")
+        };
+        println!(
+            "2^{lg:<6} {gpu:>12.1} {cpu_ms:>12.1} {:>10.1} {same:>8}",
+            cpu_ms / gpu
+        );
+        assert_ne!(same, "NO", "GPU and CPU MSMs differ at 2^{lg}");
     }
 }

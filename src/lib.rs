@@ -7,7 +7,7 @@
 
 pub mod assignment;
 pub mod backend;
-mod curve;
+pub mod curve;
 pub mod error;
 pub mod ffi;
 pub mod lock;

@@ -213,6 +213,7 @@ fn lock_is_held_only_around_the_device_section() {
     let options = ProveOptions {
         lock: Some(&*lock),
         gpu_index: 0,
+        ..Default::default()
     };
     let before = Instant::now();
     let pending = groth16_c2::start(&srs, &[w], &r, &s, options).unwrap();
@@ -237,6 +238,7 @@ fn lock_is_held_only_around_the_device_section() {
             let options = ProveOptions {
                 lock: Some(&lock),
                 gpu_index: 0,
+                ..Default::default()
             };
             let second = groth16_c2::start(&srs, &[rec.witness()], &r, &s, options);
             let _ = tx.send(second.map(|p| p.timings()));
@@ -267,6 +269,7 @@ fn lock_is_held_only_around_the_device_section() {
                         let options = ProveOptions {
                             lock: Some(lock),
                             gpu_index: 0,
+                            ..Default::default()
                         };
                         let p = groth16_c2::start(srs, &[w], r, s, options).unwrap();
                         (called, Instant::now(), p)

@@ -12,13 +12,75 @@ pub mod cuda;
 use blst::blst_scalar;
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
 
+use std::time::Instant;
+
+use crate::assignment::Witness;
 use crate::error::Result;
-use crate::prover::split::OnesBitmap;
+use crate::prover::split::{CircuitSplit, OnesBitmap};
+use crate::srs::Srs;
+use crate::telemetry::{ms, ProofTimings};
+
+/// Results of one circuit's device section.
+#[derive(Clone, Copy, Debug)]
+pub struct DeviceResults {
+    pub h: G1Projective,
+    pub l: G1Projective,
+    pub a: G1Projective,
+    pub b_g1: G1Projective,
+    /// The B_G2 MSM: complete when `b_g2_tail_done`, else only the sum of the points whose
+    /// scalar is 1 (the tail MSM then runs in `finalize`, after the lock).
+    pub b_g2: G2Projective,
+    pub b_g2_tail_done: bool,
+}
 
 /// The heavy operations of one proof.
 pub trait Backend: Send + Sync {
     /// Short name for logs and reports ("cpu", "cuda").
     fn name(&self) -> &'static str;
+
+    /// Devices a call may spread its circuits over (the CPU is one).
+    fn device_count(&self) -> usize {
+        1
+    }
+
+    /// Everything one circuit needs from the device, on `device`; adds its stage times to
+    /// `timings`. The default composes the operations below and leaves the G2 tail MSM to
+    /// `finalize`; a GPU backend overrides it to keep every input on the device.
+    fn device_section(
+        &self,
+        device: usize,
+        srs: &Srs,
+        w: &Witness,
+        split: &CircuitSplit,
+        timings: &mut ProofTimings,
+    ) -> Result<DeviceResults> {
+        let _ = device;
+        let t = Instant::now();
+        let h = self.h_msm(&srs.h, w.a, w.b, w.c)?;
+        timings.ntt_msm_h_ms += ms(t.elapsed());
+
+        let t = Instant::now();
+        let l_ones = self.g1_sum(&srs.l, &split.l.ones)?;
+        let a_ones = self.g1_sum(&srs.a, &split.a.ones)?;
+        let b_g1_ones = self.g1_sum(&srs.b_g1, &split.b.ones)?;
+        let b_g2_ones = self.g2_sum(&srs.b_g2, &split.b.ones)?;
+        timings.batch_add_ms += ms(t.elapsed());
+
+        let t = Instant::now();
+        let l_tail = self.g1_msm(&srs.l, &split.l.tail_points, &split.l.tail_scalars)?;
+        let a_tail = self.g1_msm(&srs.a, &split.a.tail_points, &split.a.tail_scalars)?;
+        let b_g1_tail = self.g1_msm(&srs.b_g1, &split.b.tail_points, &split.b.tail_scalars)?;
+        timings.tail_msm_ms += ms(t.elapsed());
+
+        Ok(DeviceResults {
+            h,
+            l: l_ones + l_tail,
+            a: a_ones + a_tail,
+            b_g1: b_g1_ones + b_g1_tail,
+            b_g2: b_g2_ones,
+            b_g2_tail_done: false,
+        })
+    }
 
     /// `MSM(h_query, h)` where `h` is the quotient polynomial of `a·b − c` over the domain of
     /// size `h_query.len() + 1` (`a, b, c` are zero-padded to it).

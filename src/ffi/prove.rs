@@ -65,6 +65,7 @@ unsafe fn start(batch: RawBatch, gpu_lock: *mut c_void, gpu_index: c_int) -> Res
     let options = ProveOptions {
         lock: lock_arg(gpu_lock),
         gpu_index,
+        ..Default::default()
     };
     prover::start(&srs, &witnesses, r_s, s_s, options)
 }

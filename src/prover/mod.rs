@@ -11,11 +11,11 @@ pub mod split;
 use std::time::Instant;
 
 use blst::blst_scalar;
-use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
+use blstrs::{G1Affine, G2Affine, G2Projective, Scalar};
 use group::prime::PrimeCurveAffine;
 
 use crate::assignment::Witness;
-use crate::backend::{default_backend, Backend};
+use crate::backend::{default_backend, Backend, DeviceResults};
 use crate::error::{Error, Result};
 use crate::lock::{library_lock, GpuLock};
 use crate::srs::Srs;
@@ -32,24 +32,25 @@ pub struct Proof {
 }
 
 /// Where a call runs and which lock guards its device section.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Default)]
 pub struct ProveOptions<'l> {
     /// The caller's lock; `None` uses the library's own lock for the device.
     pub lock: Option<&'l GpuLock>,
     /// `>= 0` pins the call to that GPU, `-1` lets it spread over GPUs. The CPU backend has a
     /// single device and accepts both.
     pub gpu_index: i32,
+    /// The backend; `None` is the process default ([`default_backend`]).
+    pub backend: Option<&'static dyn Backend>,
 }
 
-/// Results of the device section for one circuit.
-#[derive(Clone, Copy, Debug)]
-struct DeviceResults {
-    h: G1Projective,
-    l: G1Projective,
-    a: G1Projective,
-    b_g1: G1Projective,
-    /// Sum of the B_G2 points whose scalar is 1; the tail MSM comes in `finalize`.
-    b_g2_ones: G2Projective,
+impl std::fmt::Debug for ProveOptions<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProveOptions")
+            .field("lock", &self.lock)
+            .field("gpu_index", &self.gpu_index)
+            .field("backend", &self.backend.map(|b| b.name()))
+            .finish()
+    }
 }
 
 /// What `finalize` still needs for one circuit.
@@ -63,8 +64,8 @@ struct CircuitTail {
 }
 
 /// Proofs whose device section is done; owns everything needed to finish them.
-#[derive(Debug)]
 pub struct PendingProofs {
+    backend: &'static dyn Backend,
     srs: Srs,
     circuits: Vec<CircuitTail>,
     timings: ProofTimings,
@@ -91,7 +92,7 @@ pub fn start(
     options: ProveOptions,
 ) -> Result<PendingProofs> {
     let started = Instant::now();
-    let backend = default_backend();
+    let backend = options.backend.unwrap_or_else(default_backend);
     check_request(srs, witnesses, r_s, s_s, options)?;
     let mut timings = ProofTimings {
         num_circuits: witnesses.len(),
@@ -102,12 +103,13 @@ pub fn start(
     let splits: Vec<CircuitSplit> = witnesses.iter().map(split_circuit).collect();
     timings.split_vectors_ms = ms(t.elapsed());
 
-    let lock = options.lock.unwrap_or_else(|| library_lock(0));
+    let devices = plan_devices(backend, witnesses.len(), options.gpu_index)?;
+    let lock = options.lock.unwrap_or_else(|| library_lock(devices[0]));
     let t = Instant::now();
     let guard = lock.lock();
     let acquired = Instant::now();
     timings.mutex_wait_ms = ms(acquired - t);
-    let device = device_section(backend, srs, witnesses, &splits, &mut timings);
+    let device = device_section(backend, srs, witnesses, &splits, &devices, &mut timings);
     // Stamped before the unlock: a waiting worker may take the lock (and stamp its
     // `acquired`) the moment it is released, and the spans must not overlap.
     let released = Instant::now();
@@ -119,15 +121,24 @@ pub fn start(
         .into_iter()
         .zip(splits)
         .zip(r_s.iter().zip(s_s))
-        .map(|((device, split), (&r, &s))| CircuitTail {
-            device,
-            b_g2_tail_points: split.b.tail_points,
-            b_g2_tail_scalars: split.b.tail_scalars,
-            r,
-            s,
+        .map(|((device, split), (&r, &s))| {
+            // Keep the G2 tail only if the device section left it to finalize.
+            let (b_g2_tail_points, b_g2_tail_scalars) = if device.b_g2_tail_done {
+                (Vec::new(), Vec::new())
+            } else {
+                (split.b.tail_points, split.b.tail_scalars)
+            };
+            CircuitTail {
+                device,
+                b_g2_tail_points,
+                b_g2_tail_scalars,
+                r,
+                s,
+            }
         })
         .collect();
     Ok(PendingProofs {
+        backend,
         srs: srs.clone(),
         circuits,
         timings,
@@ -173,42 +184,100 @@ fn check_request(
     Ok(())
 }
 
-/// Everything that runs under the device lock.
+/// The device each circuit runs on: `gpu_index >= 0` pins them all to that device, `-1`
+/// spreads them round-robin over `min(devices, circuits)` devices.
+fn plan_devices(backend: &dyn Backend, circuits: usize, gpu_index: i32) -> Result<Vec<usize>> {
+    let count = backend.device_count().max(1);
+    if gpu_index >= 0 {
+        let index = gpu_index as usize;
+        if index < count {
+            return Ok(vec![index; circuits]);
+        }
+        if backend.name() == "cpu" {
+            // The CPU is one device whatever index a GPU-minded host passes.
+            return Ok(vec![0; circuits]);
+        }
+        return Err(Error::invalid(format!(
+            "gpu_index {gpu_index}: there is no such GPU ({count} visible)"
+        )));
+    }
+    let spread = count.min(circuits).max(1);
+    Ok((0..circuits).map(|i| i % spread).collect())
+}
+
+/// Device results tagged with their circuit's position in the batch.
+type IndexedResults = Vec<(usize, DeviceResults)>;
+
+/// Everything that runs under the device lock: each device proves its circuits in order, and
+/// several devices run at once (one host thread each).
 fn device_section(
     backend: &dyn Backend,
     srs: &Srs,
     witnesses: &[Witness],
     splits: &[CircuitSplit],
+    devices: &[usize],
     timings: &mut ProofTimings,
 ) -> Result<Vec<DeviceResults>> {
-    let mut out = Vec::with_capacity(witnesses.len());
-    for (w, split) in witnesses.iter().zip(splits) {
-        let t = Instant::now();
-        let h = backend.h_msm(&srs.h, w.a, w.b, w.c)?;
-        timings.ntt_msm_h_ms += ms(t.elapsed());
-
-        let t = Instant::now();
-        let l_ones = backend.g1_sum(&srs.l, &split.l.ones)?;
-        let a_ones = backend.g1_sum(&srs.a, &split.a.ones)?;
-        let b_g1_ones = backend.g1_sum(&srs.b_g1, &split.b.ones)?;
-        let b_g2_ones = backend.g2_sum(&srs.b_g2, &split.b.ones)?;
-        timings.batch_add_ms += ms(t.elapsed());
-
-        let t = Instant::now();
-        let l_tail = backend.g1_msm(&srs.l, &split.l.tail_points, &split.l.tail_scalars)?;
-        let a_tail = backend.g1_msm(&srs.a, &split.a.tail_points, &split.a.tail_scalars)?;
-        let b_g1_tail = backend.g1_msm(&srs.b_g1, &split.b.tail_points, &split.b.tail_scalars)?;
-        timings.tail_msm_ms += ms(t.elapsed());
-
-        out.push(DeviceResults {
-            h,
-            l: l_ones + l_tail,
-            a: a_ones + a_tail,
-            b_g1: b_g1_ones + b_g1_tail,
-            b_g2_ones,
+    let mut used: Vec<usize> = devices.to_vec();
+    used.sort_unstable();
+    used.dedup();
+    let run_device =
+        |device: usize, timings: &mut ProofTimings| -> Result<Vec<(usize, DeviceResults)>> {
+            let mut out = Vec::new();
+            for (i, (w, split)) in witnesses.iter().zip(splits).enumerate() {
+                if devices[i] == device {
+                    out.push((i, backend.device_section(device, srs, w, split, timings)?));
+                }
+            }
+            Ok(out)
+        };
+    let mut results: Vec<Option<DeviceResults>> = vec![None; witnesses.len()];
+    if used.len() == 1 {
+        for (i, r) in run_device(used[0], timings)? {
+            results[i] = Some(r);
+        }
+    } else {
+        let per_device: Vec<(Result<IndexedResults>, ProofTimings)> = std::thread::scope(|scope| {
+            let handles: Vec<_> = used
+                .iter()
+                .map(|&device| {
+                    scope.spawn(move || {
+                        let mut t = ProofTimings::default();
+                        (run_device(device, &mut t), t)
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                .collect()
         });
+        for (r, t) in per_device {
+            // Devices run side by side: a stage took as long as its slowest device.
+            timings.ntt_msm_h_ms = timings.ntt_msm_h_ms.max(t.ntt_msm_h_ms);
+            timings.batch_add_ms = timings.batch_add_ms.max(t.batch_add_ms);
+            timings.tail_msm_ms = timings.tail_msm_ms.max(t.tail_msm_ms);
+            timings.b_g2_msm_ms = timings.b_g2_msm_ms.max(t.b_g2_msm_ms);
+            timings.prep_msm_ms = timings.prep_msm_ms.max(t.prep_msm_ms);
+            for (i, d) in r? {
+                results[i] = Some(d);
+            }
+        }
     }
-    Ok(out)
+    Ok(results
+        .into_iter()
+        .map(|r| r.expect("every circuit has a device"))
+        .collect())
+}
+
+impl std::fmt::Debug for PendingProofs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PendingProofs")
+            .field("backend", &self.backend.name())
+            .field("circuits", &self.circuits.len())
+            .field("timings", &self.timings)
+            .finish_non_exhaustive()
+    }
 }
 
 impl PendingProofs {
@@ -219,19 +288,26 @@ impl PendingProofs {
 
     /// As [`finalize`](Self::finalize), also returning the call's complete stage timings.
     pub fn finalize_timed(self) -> Result<(Vec<Proof>, ProofTimings)> {
-        let backend = default_backend();
+        let backend = self.backend;
         let mut timings = self.timings;
         let t = Instant::now();
+        let mut tails_here = false;
         let b_g2: Vec<G2Projective> = self
             .circuits
             .iter()
             .map(|c| {
+                if c.device.b_g2_tail_done {
+                    return Ok(c.device.b_g2);
+                }
+                tails_here = true;
                 let tail =
                     backend.g2_msm(&self.srs.b_g2, &c.b_g2_tail_points, &c.b_g2_tail_scalars)?;
-                Ok(c.device.b_g2_ones + tail)
+                Ok(c.device.b_g2 + tail)
             })
             .collect::<Result<_>>()?;
-        timings.b_g2_msm_ms = ms(t.elapsed());
+        if tails_here {
+            timings.b_g2_msm_ms = ms(t.elapsed());
+        }
 
         let t = Instant::now();
         let proofs = self

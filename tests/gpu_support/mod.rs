@@ -11,10 +11,30 @@ pub fn gpu_or_skip(test: &str) -> bool {
         set_device(0).expect("cudaSetDevice(0)");
         return true;
     }
-    let line = format!("SKIP {test}: no CUDA device (this test needs a GPU)\n");
+    say(&format!(
+        "SKIP {test}: no CUDA device (this test needs a GPU)"
+    ));
+    false
+}
+
+/// True when at least `n` GPUs are present; otherwise prints a SKIP line as [`gpu_or_skip`].
+pub fn gpus_or_skip(test: &str, n: usize) -> bool {
+    let count = device_count();
+    if count >= n {
+        set_device(0).expect("cudaSetDevice(0)");
+        return true;
+    }
+    say(&format!(
+        "SKIP {test}: {count} CUDA device(s) visible, this test needs {n}"
+    ));
+    false
+}
+
+/// Writes `line` straight to stderr, past the test harness's output capture.
+pub fn say(line: &str) {
+    let line = format!("{line}\n");
     // SAFETY: writing a byte buffer to fd 2.
     unsafe { libc::write(2, line.as_ptr().cast(), line.len()) };
-    false
 }
 
 pub fn to_device<T: Copy>(data: &[T], stream: &Stream) -> DeviceBuffer<T> {

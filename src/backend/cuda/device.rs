@@ -1,12 +1,16 @@
-//! Per-device state kept across proofs: streams, the NTT twiddle table and the `a, b, c`
-//! working buffers, allocated once and reused so no proof pays for `cudaMalloc` (or the
-//! device-wide synchronisation that `cudaFree` implies) on its hot path.
+//! Per-device state kept across proofs: streams, the NTT twiddle table, the `a, b, c` working
+//! buffers, the per-proof staging buffers and (when it fits) the SRS itself, allocated once and
+//! reused so no proof pays for `cudaMalloc` (or the device-wide synchronisation that `cudaFree`
+//! implies) on its hot path.
+
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use blstrs::Scalar;
 use once_cell::sync::OnceCell;
 use parking_lot::{Mutex, MutexGuard};
 
 use super::kernels::NttTable;
+use super::resident::DeviceSrs;
 use super::runtime::{device_count, set_device, DeviceBuffer, Stream};
 use crate::error::Result;
 
@@ -16,6 +20,47 @@ pub struct DeviceState {
     pub copy: Stream,
     pub table: Option<NttTable>,
     pub abc: Vec<DeviceBuffer<Scalar>>,
+    pub scratch: Scratch,
+    /// The SRS kept on this device between proofs (one at a time).
+    pub srs: Option<DeviceSrs>,
+}
+
+/// Circuits whose device section ran on each device, for reports and multi-GPU tests.
+static CIRCUITS_PROVED: [AtomicU64; 64] = [const { AtomicU64::new(0) }; 64];
+
+/// How many circuits' device sections have completed on `device` in this process.
+pub fn circuits_proved(device: usize) -> u64 {
+    CIRCUITS_PROVED
+        .get(device)
+        .map_or(0, |c| c.load(Ordering::Relaxed))
+}
+
+pub(crate) fn count_circuit(device: usize) {
+    if let Some(c) = CIRCUITS_PROVED.get(device) {
+        c.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// Buffers of one proof's stages after H, grown on demand and reused.
+#[derive(Default)]
+pub struct Scratch {
+    pub workspace: Option<DeviceBuffer<u8>>,
+    pub results: Option<DeviceBuffer<u8>>,
+    /// L, A, B bitmaps of the points whose scalar is 1.
+    pub bitmaps: [Option<DeviceBuffer<u64>>; 3],
+    /// L, A, B tail point indices and canonical scalars.
+    pub tail_index: [Option<DeviceBuffer<u32>>; 3],
+    pub tail_scalars: [Option<DeviceBuffer<[u8; 32]>>; 3],
+}
+
+/// Makes `slot` hold a buffer of at least `n` elements (at least one).
+pub fn grow<T: Copy>(slot: &mut Option<DeviceBuffer<T>>, n: usize) -> Result<&mut DeviceBuffer<T>> {
+    let n = n.max(1);
+    if slot.as_ref().is_none_or(|b| b.len() < n) {
+        *slot = None; // free the smaller one first
+        *slot = Some(DeviceBuffer::new(n)?);
+    }
+    Ok(slot.as_mut().expect("just filled"))
 }
 
 impl DeviceState {
@@ -27,6 +72,8 @@ impl DeviceState {
             copy: Stream::new()?,
             table: None,
             abc: Vec::new(),
+            scratch: Scratch::default(),
+            srs: None,
         })
     }
 
@@ -40,6 +87,13 @@ impl DeviceState {
             self.abc.push(DeviceBuffer::new(n)?);
         }
         Ok(())
+    }
+
+    /// Frees every buffer that the next proof can rebuild (after an allocation failure, so a
+    /// retry starts from an empty device rather than a fragmented one).
+    pub fn release_buffers(&mut self) {
+        self.abc.clear();
+        self.scratch = Scratch::default();
     }
 }
 

@@ -46,6 +46,8 @@ extern "C" {
     pub fn cudaEventRecord(event: Event, stream: Stream) -> CudaError;
     pub fn cudaHostRegister(ptr: *mut c_void, size: usize, flags: c_uint) -> CudaError;
     pub fn cudaHostUnregister(ptr: *mut c_void) -> CudaError;
+    pub fn cudaEventSynchronize(event: Event) -> CudaError;
+    pub fn cudaEventElapsedTime(ms: *mut f32, start: Event, end: Event) -> CudaError;
 }
 
 extern "C" {
@@ -100,4 +102,38 @@ extern "C" {
         stream: Stream,
     ) -> c_int;
     pub fn g16_bit_reverse(data: *mut c_void, lg_n: u32, stream: Stream) -> c_int;
+    pub fn g16_curve_test_op(
+        curve: c_int,
+        op: c_int,
+        a: *const c_void,
+        b: *const c_void,
+        out: *mut c_void,
+        n: usize,
+        stream: Stream,
+    ) -> c_int;
+    pub fn g16_msm_workspace_size(curve: c_int, n: usize) -> usize;
+    pub fn g16_msm(
+        curve: c_int,
+        points: *const c_void,
+        n_points: usize,
+        index: *const u32,
+        scalars: *const c_void,
+        montgomery: c_int,
+        n: usize,
+        workspace: *mut c_void,
+        workspace_bytes: usize,
+        result: *mut c_void,
+        stream: Stream,
+    ) -> c_int;
+    pub fn g16_batch_add_workspace_size(curve: c_int, n_points: usize) -> usize;
+    pub fn g16_batch_add(
+        curve: c_int,
+        points: *const c_void,
+        n_points: usize,
+        bitmap: *const u64,
+        workspace: *mut c_void,
+        workspace_bytes: usize,
+        result: *mut c_void,
+        stream: Stream,
+    ) -> c_int;
 }

@@ -13,7 +13,7 @@ use ff::{Field, PrimeField};
 
 use super::device::DeviceState;
 use super::kernels::{h_pointwise, ntt, scale_powers, NttTable};
-use super::runtime::{Event, PinnedRegion};
+use super::runtime::{DeviceBuffer, Event, PinnedRegion, Stream};
 use crate::error::Result;
 
 /// Smallest twiddle table built, so small proofs do not rebuild it for every size.
@@ -79,7 +79,6 @@ pub fn transform(
     n: usize,
     arrived: Option<&[Event; 3]>,
 ) -> Result<()> {
-    let lg_n = n.trailing_zeros();
     let DeviceState {
         compute,
         table,
@@ -87,6 +86,19 @@ pub fn transform(
         ..
     } = state;
     let table = table.as_ref().expect("prepare builds the table");
+    transform_on(compute, table, abc, lens, n, arrived)
+}
+
+/// [`transform`] over explicit parts of the device state.
+pub fn transform_on(
+    compute: &Stream,
+    table: &NttTable,
+    abc: &mut [DeviceBuffer<Scalar>],
+    lens: [usize; 3],
+    n: usize,
+    arrived: Option<&[Event; 3]>,
+) -> Result<()> {
+    let lg_n = n.trailing_zeros();
     let g = Scalar::MULTIPLICATIVE_GENERATOR;
     let n_inv = Scalar::from(n as u64).invert().unwrap();
     for (i, (buf, len)) in abc.iter_mut().zip(lens).enumerate() {

@@ -185,3 +185,109 @@ pub fn field_op<T: Copy>(
         code,
     )
 }
+
+/// Which group a curve kernel works in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Curve {
+    G1 = 1,
+    G2 = 2,
+}
+
+/// Device workspace bytes for an MSM of `n` scalars (0: `n` is out of range).
+pub fn msm_workspace_size(curve: Curve, n: usize) -> usize {
+    // SAFETY: a pure size computation.
+    unsafe { ffi::g16_msm_workspace_size(curve as i32, n) }
+}
+
+/// Device workspace bytes for a batch addition over `n_points` points.
+pub fn batch_add_workspace_size(curve: Curve, n_points: usize) -> usize {
+    // SAFETY: a pure size computation.
+    unsafe { ffi::g16_batch_add_workspace_size(curve as i32, n_points) }
+}
+
+/// Device pointers of one MSM; see `g16_msm` in cuda/launcher.h.
+pub struct MsmArgs {
+    pub curve: Curve,
+    pub points: *const c_void,
+    pub n_points: usize,
+    /// NULL: scalar k goes with point k.
+    pub index: *const u32,
+    pub scalars: *const c_void,
+    pub montgomery: bool,
+    pub n: usize,
+    pub workspace: *mut c_void,
+    pub workspace_bytes: usize,
+    pub result: *mut c_void,
+}
+
+/// Queues an MSM.
+///
+/// # Safety
+/// Every pointer must be a live device allocation of the size `g16_msm` documents.
+pub unsafe fn msm(args: &MsmArgs, stream: &Stream) -> Result<()> {
+    launched(
+        "g16_msm",
+        ffi::g16_msm(
+            args.curve as i32,
+            args.points,
+            args.n_points,
+            args.index,
+            args.scalars,
+            args.montgomery as i32,
+            args.n,
+            args.workspace,
+            args.workspace_bytes,
+            args.result,
+            stream.raw(),
+        ),
+    )
+}
+
+/// Queues a batch addition of the points whose bit is set.
+///
+/// # Safety
+/// Every pointer must be a live device allocation of the size `g16_batch_add` documents.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn batch_add(
+    curve: Curve,
+    points: *const c_void,
+    n_points: usize,
+    bitmap: *const u64,
+    workspace: *mut c_void,
+    workspace_bytes: usize,
+    result: *mut c_void,
+    stream: &Stream,
+) -> Result<()> {
+    launched(
+        "g16_batch_add",
+        ffi::g16_batch_add(
+            curve as i32,
+            points,
+            n_points,
+            bitmap,
+            workspace,
+            workspace_bytes,
+            result,
+            stream.raw(),
+        ),
+    )
+}
+
+/// Queues `out[i] = op(a[i], b[i])` for the curve formula tests (ops of `g16_curve_test_op`).
+///
+/// # Safety
+/// `a`, `b` hold `n` affine points and `out` room for `n` XYZZ points of `curve`, on the device.
+pub unsafe fn curve_test_op(
+    curve: Curve,
+    op: i32,
+    a: *const c_void,
+    b: *const c_void,
+    out: *mut c_void,
+    n: usize,
+    stream: &Stream,
+) -> Result<()> {
+    launched(
+        "g16_curve_test_op",
+        ffi::g16_curve_test_op(curve as i32, op, a, b, out, n, stream.raw()),
+    )
+}

@@ -1,5 +1,7 @@
-//! The CUDA backend. Today the H polynomial (NTTs and element-wise steps) runs on the GPU and the
-//! MSMs still run on the CPU; every result is bit-identical to the CPU backend.
+//! The CUDA backend: a circuit's whole device section (H, batch additions, G1 and G2 tail MSMs)
+//! runs on one GPU over device-resident data (`section`); every result is bit-identical to the
+//! CPU backend. The single operations of the [`Backend`] trait run on GPU 0 with uploads per
+//! call (`msm`), for tests and one-off use.
 //!
 //! All `unsafe` CUDA calls live in this module: `ffi` declares them, `runtime` wraps the CUDA
 //! runtime, `kernels` the launchers of `cuda/launcher.h`.
@@ -9,22 +11,45 @@ pub mod device;
 mod ffi;
 pub mod h;
 pub mod kernels;
+pub mod msm;
+pub mod points;
+pub mod resident;
 pub mod runtime;
+pub mod section;
 
 use blst::blst_scalar;
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
 
-use super::cpu::CpuBackend;
-use super::Backend;
+use super::{Backend, DeviceResults};
+use crate::assignment::Witness;
 use crate::error::Result;
-use crate::prover::split::OnesBitmap;
+use crate::prover::split::{CircuitSplit, OnesBitmap};
+use crate::srs::Srs;
+use crate::telemetry::ProofTimings;
 
-/// H on the GPU, everything else on the CPU backend.
+/// Everything on the GPU but the 0/1 split and the epilogue.
 pub struct CudaBackend;
 
 impl Backend for CudaBackend {
     fn name(&self) -> &'static str {
         "cuda"
+    }
+
+    fn device_count(&self) -> usize {
+        runtime::device_count()
+    }
+
+    fn device_section(
+        &self,
+        device: usize,
+        srs: &Srs,
+        w: &Witness,
+        split: &CircuitSplit,
+        timings: &mut ProofTimings,
+    ) -> Result<DeviceResults> {
+        let mut guard = device::lock_device(device)?;
+        let state = guard.as_mut().expect("lock_device creates the state");
+        section::prove_circuit(state, srs, w, split, timings)
     }
 
     fn h_msm(
@@ -40,11 +65,11 @@ impl Backend for CudaBackend {
             let state = guard.as_mut().expect("lock_device creates the state");
             h::h_polynomial(state, a, b, c, n)?
         };
-        Ok(super::cpu::msm_h(h_query, &h))
+        msm::msm_g1_montgomery(0, h_query, &h)
     }
 
     fn g1_sum(&self, points: &[G1Affine], ones: &OnesBitmap) -> Result<G1Projective> {
-        CpuBackend.g1_sum(points, ones)
+        msm::sum_g1(0, points, ones)
     }
 
     fn g1_msm(
@@ -53,11 +78,11 @@ impl Backend for CudaBackend {
         indices: &[u32],
         scalars: &[blst_scalar],
     ) -> Result<G1Projective> {
-        CpuBackend.g1_msm(points, indices, scalars)
+        msm::msm_g1(0, points, Some(indices), scalars)
     }
 
     fn g2_sum(&self, points: &[G2Affine], ones: &OnesBitmap) -> Result<G2Projective> {
-        CpuBackend.g2_sum(points, ones)
+        msm::sum_g2(0, points, ones)
     }
 
     fn g2_msm(
@@ -66,7 +91,7 @@ impl Backend for CudaBackend {
         indices: &[u32],
         scalars: &[blst_scalar],
     ) -> Result<G2Projective> {
-        CpuBackend.g2_msm(points, indices, scalars)
+        msm::msm_g2(0, points, Some(indices), scalars)
     }
 }
 

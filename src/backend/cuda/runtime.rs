@@ -13,6 +13,10 @@ pub fn check(call: &'static str, code: CudaError) -> Result<()> {
     if code == ffi::SUCCESS {
         return Ok(());
     }
+    // Clear the error so the next call starts clean (an allocation failure is not sticky; a
+    // failed kernel leaves the context unusable whatever we do).
+    // SAFETY: no preconditions.
+    unsafe { ffi::cudaGetLastError() };
     // SAFETY: cudaGetErrorString returns a static NUL-terminated string for any code.
     let message = unsafe { CStr::from_ptr(ffi::cudaGetErrorString(code)) }
         .to_string_lossy()
@@ -116,6 +120,35 @@ impl Event {
             ffi::cudaEventCreateWithFlags(&mut e, ffi::EVENT_DISABLE_TIMING)
         })?;
         Ok(Event(e))
+    }
+
+    /// An event that records a timestamp, for [`Event::elapsed_ms`].
+    pub fn timing() -> Result<Event> {
+        let mut e = std::ptr::null_mut();
+        // SAFETY: writes one handle.
+        check("cudaEventCreateWithFlags", unsafe {
+            ffi::cudaEventCreateWithFlags(&mut e, 0)
+        })?;
+        Ok(Event(e))
+    }
+
+    /// Waits until the work before this event has run.
+    pub fn synchronize(&self) -> Result<()> {
+        // SAFETY: live event.
+        check("cudaEventSynchronize", unsafe {
+            ffi::cudaEventSynchronize(self.0)
+        })
+    }
+
+    /// Milliseconds of GPU time between `start` and this event (both timing events, recorded
+    /// and completed).
+    pub fn elapsed_ms(&self, start: &Event) -> Result<f64> {
+        let mut ms = 0f32;
+        // SAFETY: live events; writes one float.
+        check("cudaEventElapsedTime", unsafe {
+            ffi::cudaEventElapsedTime(&mut ms, start.0, self.0)
+        })?;
+        Ok(ms as f64)
     }
 
     /// Marks the current end of `stream`'s work.

@@ -1,0 +1,433 @@
+// Pippenger multi-scalar multiplication and bitmap batch addition over G1 or G2, as templates
+// over the coordinate field; msm_g1.cu and msm_g2.cu instantiate them. See msm_plan for the
+// work layout. No allocation here: the caller passes one workspace of msm_workspace_size bytes.
+//
+// MSM outline, per pass over a group of windows (the group bounds the sorted-entry memory):
+//   count    one thread per scalar: signed c-bit digits, a histogram of (window, |digit|) keys
+//   scan     one block: bucket offsets and "task" offsets (a task sums at most T entries, so a
+//            bucket that holds every point, e.g. all scalars equal, is still spread over threads)
+//   scatter  one thread per scalar: point index (sign in bit 31) into its bucket's slice
+//   tasks    one thread per task: XYZZ mixed additions over its slice
+//   buckets  one thread per bucket: sum of its tasks
+//   segments one thread per run of buckets: running sums give sum (j + 1) * bucket_j
+//   reduce   tree of sums down to one point per window
+// then one thread combines the windows (Horner with c doublings per window).
+#ifndef GROTH16_C2_MSM_CUH
+#define GROTH16_C2_MSM_CUH
+
+#include "curve.cuh"
+#include "internal.cuh"
+
+namespace g16 {
+
+// Sizes of one MSM, chosen from n alone so that sizing and launching agree.
+struct msm_plan {
+  uint32_t c;            // window bits
+  uint32_t windows;      // ceil(256 / c): scalars are below 2^255, so the last carry fits
+  uint32_t buckets;      // per window: 2^(c-1) (signed digits)
+  uint32_t per_pass;     // windows per pass
+  uint32_t task;         // entries per task (T)
+  uint32_t seg;          // buckets per segment
+  size_t max_entries;    // n * per_pass
+  size_t max_tasks;      // upper bound on tasks per pass
+  // Workspace layout (byte offsets).
+  size_t off_counts, off_offsets, off_task_offsets, off_entries, off_partials, off_buckets,
+      off_segs, off_windows, total;
+};
+
+G16_HD uint32_t lg_floor(uint64_t n) {
+  uint32_t r = 0;
+  while (n > 1) { n >>= 1; r++; }
+  return r;
+}
+
+G16_HD size_t align_up(size_t x) { return (x + 255) & ~size_t(255); }
+
+// point_bytes: sizeof(xyzz_t) of the curve. Returns false if n is too large.
+inline bool make_msm_plan(size_t n, size_t xyzz_bytes, msm_plan* p) {
+  if (n == 0 || n >= (size_t(1) << 31)) return false;
+  const uint32_t lg = lg_floor(n);
+  uint32_t c = lg > 3 ? lg - 3 : 1;
+  if (c < 4) c = 4;
+  if (c > 16) c = 16;
+  p->c = c;
+  p->windows = (256 + c - 1) / c;
+  p->buckets = 1u << (c - 1);
+  // At most 2^28 entries (1 GiB) per pass.
+  uint64_t per = (uint64_t(1) << 28) / n;
+  if (per < 1) per = 1;
+  if (per > p->windows) per = p->windows;
+  p->per_pass = (uint32_t)per;
+  p->max_entries = n * p->per_pass;
+  // About 2^20 tasks per pass: enough threads to fill the GPU several times over.
+  uint64_t t = p->max_entries >> 20;
+  if (t < 16) t = 16;
+  if (t > 256) t = 256;
+  p->task = (uint32_t)t;
+  const size_t keys = size_t(p->per_pass) * p->buckets;
+  p->max_tasks = (p->max_entries + p->task - 1) / p->task + keys;
+  p->seg = p->buckets < 64 ? p->buckets : 64;
+  const size_t segs = keys / p->seg;
+  size_t off = 0;
+  p->off_counts = off;       off = align_up(off + (keys + 1) * 4);
+  p->off_offsets = off;      off = align_up(off + (keys + 1) * 4);
+  p->off_task_offsets = off; off = align_up(off + (keys + 1) * 4);
+  p->off_entries = off;      off = align_up(off + p->max_entries * 4);
+  p->off_partials = off;     off = align_up(off + p->max_tasks * xyzz_bytes);
+  p->off_buckets = off;      off = align_up(off + keys * xyzz_bytes);
+  // Segment sums and their reduction tree (ping-pong halves).
+  p->off_segs = off;         off = align_up(off + 2 * segs * xyzz_bytes);
+  p->off_windows = off;      off = align_up(off + p->windows * xyzz_bytes);
+  p->total = off;
+  return true;
+}
+
+// Workspace of a batch addition over n points: one partial sum per thread, twice (ping-pong).
+constexpr uint32_t kBatchWordsPerThread = 4;
+inline size_t batch_add_partials(size_t n_points) {
+  const size_t words = (n_points + 63) / 64;
+  return (words + kBatchWordsPerThread - 1) / kBatchWordsPerThread;
+}
+
+#if defined(__CUDACC__)
+
+namespace msm_detail {
+
+constexpr uint32_t kSignBit = 0x80000000u;
+
+// c bits of the scalar at bit `off` (c <= 16, off < 256).
+__device__ __forceinline__ uint32_t scalar_bits(const uint32_t s[8], uint32_t off, uint32_t c) {
+  const uint32_t limb = off >> 5, sh = off & 31;
+  uint64_t v = s[limb];
+  if (limb + 1 < 8) v |= uint64_t(s[limb + 1]) << 32;
+  return uint32_t(v >> sh) & ((1u << c) - 1);
+}
+
+__device__ __forceinline__ void load_scalar(const fr_t* scalars, size_t i, bool montgomery,
+                                            uint32_t s[8]) {
+  fr_t x = ldg_fr(scalars + i);
+  if (montgomery) x = x.from_mont();
+#pragma unroll
+  for (int k = 0; k < 8; k++) s[k] = x.v[k];
+}
+
+// Calls f(window, bucket, negative) for every nonzero signed digit of windows [w0, w1).
+template <class Fn>
+__device__ __forceinline__ void for_each_digit(const uint32_t s[8], const msm_plan& p, uint32_t w0,
+                                               uint32_t w1, Fn f) {
+  const uint32_t half = p.buckets, full = 1u << p.c;
+  uint32_t carry = 0;
+  for (uint32_t w = 0; w < w1; w++) {
+    uint32_t d = scalar_bits(s, w * p.c, p.c) + carry;
+    bool neg = false;
+    if (d > half) {
+      d = full - d;  // digit d - 2^c, negative; its magnitude is 2^c - d (0 when d == 2^c)
+      neg = true;
+      carry = 1;
+    } else {
+      carry = 0;
+    }
+    if (w >= w0 && d != 0) f(w - w0, d - 1, neg);
+  }
+}
+
+static __global__ void count_kernel(const fr_t* scalars, bool montgomery, size_t n, msm_plan p, uint32_t w0,
+                             uint32_t w1, uint32_t* counts) {
+  const size_t stride = size_t(gridDim.x) * blockDim.x;
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    uint32_t s[8];
+    load_scalar(scalars, i, montgomery, s);
+    for_each_digit(s, p, w0, w1, [&](uint32_t w, uint32_t b, bool) {
+      atomicAdd(&counts[w * p.buckets + b], 1u);
+    });
+  }
+}
+
+// One block: exclusive scans of counts (-> offsets) and of ceil(counts / T) (-> task offsets),
+// both with a total at [keys]; zeroes counts for use as fill cursors by the scatter.
+constexpr int kScanThreads = 1024;
+static __global__ void __launch_bounds__(kScanThreads) scan_kernel(uint32_t* counts, uint32_t keys,
+                                                            uint32_t task, uint32_t* offsets,
+                                                            uint32_t* task_offsets) {
+  __shared__ uint32_t sum_e[kScanThreads], sum_t[kScanThreads];
+  const uint32_t per = (keys + kScanThreads - 1) / kScanThreads;
+  const uint32_t lo = threadIdx.x * per;
+  const uint32_t hi = min(lo + per, keys);
+  uint32_t e = 0, t = 0;
+  for (uint32_t k = lo; k < hi; k++) {
+    e += counts[k];
+    t += (counts[k] + task - 1) / task;
+  }
+  sum_e[threadIdx.x] = e;
+  sum_t[threadIdx.x] = t;
+  __syncthreads();
+  // Hillis-Steele inclusive scan of the per-thread sums.
+  for (int d = 1; d < kScanThreads; d <<= 1) {
+    uint32_t ae = 0, at = 0;
+    if ((int)threadIdx.x >= d) {
+      ae = sum_e[threadIdx.x - d];
+      at = sum_t[threadIdx.x - d];
+    }
+    __syncthreads();
+    sum_e[threadIdx.x] += ae;
+    sum_t[threadIdx.x] += at;
+    __syncthreads();
+  }
+  e = threadIdx.x ? sum_e[threadIdx.x - 1] : 0;
+  t = threadIdx.x ? sum_t[threadIdx.x - 1] : 0;
+  for (uint32_t k = lo; k < hi; k++) {
+    const uint32_t c = counts[k];
+    offsets[k] = e;
+    task_offsets[k] = t;
+    e += c;
+    t += (c + task - 1) / task;
+    counts[k] = 0;
+  }
+  if (threadIdx.x == kScanThreads - 1) {
+    offsets[keys] = sum_e[kScanThreads - 1];
+    task_offsets[keys] = sum_t[kScanThreads - 1];
+  }
+}
+
+static __global__ void scatter_kernel(const fr_t* scalars, bool montgomery, const uint32_t* index, size_t n,
+                               msm_plan p, uint32_t w0, uint32_t w1, const uint32_t* offsets,
+                               uint32_t* fill, uint32_t* entries) {
+  const size_t stride = size_t(gridDim.x) * blockDim.x;
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    uint32_t s[8];
+    load_scalar(scalars, i, montgomery, s);
+    const uint32_t point = index ? __ldg(index + i) : (uint32_t)i;
+    for_each_digit(s, p, w0, w1, [&](uint32_t w, uint32_t b, bool neg) {
+      const uint32_t key = w * p.buckets + b;
+      const uint32_t at = offsets[key] + atomicAdd(&fill[key], 1u);
+      entries[at] = point | (neg ? kSignBit : 0u);
+    });
+  }
+}
+
+// Largest key with task_offsets[key] <= t (empty buckets share their successor's offset, and
+// taking the largest skips them).
+__device__ __forceinline__ uint32_t key_of_task(const uint32_t* task_offsets, uint32_t keys,
+                                                uint32_t t) {
+  uint32_t lo = 0, hi = keys;
+  while (lo < hi) {
+    const uint32_t mid = (lo + hi + 1) >> 1;
+    if (task_offsets[mid] <= t) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+template <class F>
+__global__ void __launch_bounds__(128) task_kernel(const affine_t<F>* points, size_t n_points,
+                                                   const uint32_t* entries, const uint32_t* offsets,
+                                                   const uint32_t* task_offsets, uint32_t keys,
+                                                   uint32_t task, xyzz_t<F>* partials,
+                                                   size_t max_tasks) {
+  const uint32_t total = task_offsets[keys];
+  const size_t stride = size_t(gridDim.x) * blockDim.x;
+  for (size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x; t < total && t < max_tasks;
+       t += stride) {
+    const uint32_t key = key_of_task(task_offsets, keys, (uint32_t)t);
+    const uint32_t begin = offsets[key] + ((uint32_t)t - task_offsets[key]) * task;
+    const uint32_t end = min(begin + task, offsets[key + 1]);
+    xyzz_t<F> acc = xyzz_t<F>::inf();
+    for (uint32_t e = begin; e < end; e++) {
+      const uint32_t entry = entries[e];
+      const uint32_t idx = entry & ~kSignBit;
+      if (idx >= n_points) continue;  // never read outside the points
+      acc.add_affine(ldg_vec(points + idx), (entry & kSignBit) != 0);
+    }
+    st_vec(partials + t, acc);
+  }
+}
+
+template <class F>
+__global__ void __launch_bounds__(128) bucket_kernel(const xyzz_t<F>* partials,
+                                                     const uint32_t* task_offsets, uint32_t keys,
+                                                     xyzz_t<F>* buckets) {
+  const uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= keys) return;
+  xyzz_t<F> acc = xyzz_t<F>::inf();
+  for (uint32_t t = task_offsets[k]; t < task_offsets[k + 1]; t++) acc.add(ld_vec(partials + t));
+  st_vec(buckets + k, acc);
+}
+
+// Segment s of window w covers buckets [lo, lo + seg): sum over them of (j + 1) * bucket_j.
+template <class F>
+__global__ void __launch_bounds__(128) segment_kernel(const xyzz_t<F>* buckets, uint32_t n_segs,
+                                                      uint32_t segs_per_window, uint32_t bucket_count,
+                                                      uint32_t seg, xyzz_t<F>* out) {
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n_segs) return;
+  const uint32_t w = i / segs_per_window;
+  const uint32_t lo = (i % segs_per_window) * seg;
+  const xyzz_t<F>* b = buckets + size_t(w) * bucket_count;
+  xyzz_t<F> running = xyzz_t<F>::inf(), acc = xyzz_t<F>::inf();
+  for (uint32_t j = lo + seg; j-- > lo;) {
+    running.add(ld_vec(b + j));
+    acc.add(running);
+  }
+  // acc holds sum (j - lo + 1) * bucket_j; add lo * sum bucket_j.
+  running.mul_small(lo);
+  acc.add(running);
+  st_vec(out + i, acc);
+}
+
+// out[i] = sum of in[i * g .. min((i + 1) * g, m)).
+template <class F>
+__global__ void __launch_bounds__(128) reduce_kernel(const xyzz_t<F>* in, size_t m, uint32_t g,
+                                                     xyzz_t<F>* out) {
+  const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  const size_t groups = (m + g - 1) / g;
+  if (i >= groups) return;
+  xyzz_t<F> acc = ld_vec(in + i * g);
+  for (size_t j = i * g + 1; j < m && j < (i + 1) * g; j++) acc.add(ld_vec(in + j));
+  st_vec(out + i, acc);
+}
+
+// Horner over the window sums: result = sum 2^(c w) * window_w.
+template <class F>
+__global__ void combine_kernel(const xyzz_t<F>* windows, uint32_t count, uint32_t c,
+                               xyzz_t<F>* result) {
+  if (blockIdx.x != 0 || threadIdx.x != 0) return;
+  xyzz_t<F> acc = ld_vec(windows + count - 1);
+  for (uint32_t w = count - 1; w-- > 0;) {
+    for (uint32_t k = 0; k < c; k++) acc.dbl();
+    acc.add(ld_vec(windows + w));
+  }
+  st_vec(result, acc);
+}
+
+// Thread i sums the points whose bit is set in words [i * K, (i + 1) * K) of the bitmap.
+template <class F>
+__global__ void __launch_bounds__(128) bitmap_sum_kernel(const affine_t<F>* points, size_t n_points,
+                                                         const uint64_t* bitmap, size_t threads,
+                                                         xyzz_t<F>* partials) {
+  const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= threads) return;
+  const size_t words = (n_points + 63) / 64;
+  xyzz_t<F> acc = xyzz_t<F>::inf();
+  for (size_t w = i * kBatchWordsPerThread; w < words && w < (i + 1) * kBatchWordsPerThread; w++) {
+    uint64_t bits = bitmap[w];
+    if (w == words - 1 && (n_points & 63)) bits &= (uint64_t(1) << (n_points & 63)) - 1;
+    while (bits) {
+      const uint32_t b = __ffsll((long long)bits) - 1;
+      bits &= bits - 1;
+      acc.add_affine(ldg_vec(points + w * 64 + b));
+    }
+  }
+  st_vec(partials + i, acc);
+}
+
+inline unsigned blocks_for(size_t threads, unsigned per_block) {
+  const size_t b = (threads + per_block - 1) / per_block;
+  return (unsigned)(b < 65535u * 16 ? (b ? b : 1) : 65535u * 16);
+}
+
+// Sums m points at `a` down to one, ping-ponging between a and b; returns where it ended.
+template <class F>
+cudaError_t reduce_all(xyzz_t<F>* a, xyzz_t<F>* b, size_t m, size_t stop, cudaStream_t s,
+                       xyzz_t<F>** out) {
+  // Groups of 8 while more than `stop` remain (stop = one per window keeps windows apart:
+  // segs per window is a power of two, so groups never straddle two windows).
+  while (m > stop) {
+    // With several windows, m / stop (segments per window) is a power of two; with one, a
+    // ragged last group is fine.
+    uint32_t g = 8;
+    if (stop > 1)
+      while ((m / stop) % g != 0) g >>= 1;
+    const size_t groups = (m + g - 1) / g;
+    reduce_kernel<F><<<blocks_for(groups, 128), 128, 0, s>>>(a, m, g, b);
+    xyzz_t<F>* t = a; a = b; b = t;
+    m = groups;
+  }
+  *out = a;
+  return cudaGetLastError();
+}
+
+}  // namespace msm_detail
+
+template <class F>
+size_t msm_workspace_size(size_t n) {
+  msm_plan p;
+  return make_msm_plan(n, sizeof(xyzz_t<F>), &p) ? p.total : 0;
+}
+
+template <class F>
+cudaError_t msm(const affine_t<F>* points, size_t n_points, const uint32_t* index,
+                const fr_t* scalars, bool montgomery, size_t n, void* workspace,
+                size_t workspace_bytes, xyzz_t<F>* result, cudaStream_t s) {
+  using namespace msm_detail;
+  typedef xyzz_t<F> P;
+  if (n == 0) return cudaMemsetAsync(result, 0, sizeof(P), s);
+  msm_plan p;
+  if (!make_msm_plan(n, sizeof(P), &p) || workspace_bytes < p.total || points == nullptr ||
+      scalars == nullptr || workspace == nullptr || result == nullptr)
+    return cudaErrorInvalidValue;
+  char* ws = static_cast<char*>(workspace);
+  uint32_t* counts = reinterpret_cast<uint32_t*>(ws + p.off_counts);
+  uint32_t* offsets = reinterpret_cast<uint32_t*>(ws + p.off_offsets);
+  uint32_t* task_offsets = reinterpret_cast<uint32_t*>(ws + p.off_task_offsets);
+  uint32_t* entries = reinterpret_cast<uint32_t*>(ws + p.off_entries);
+  P* partials = reinterpret_cast<P*>(ws + p.off_partials);
+  P* buckets = reinterpret_cast<P*>(ws + p.off_buckets);
+  P* segs = reinterpret_cast<P*>(ws + p.off_segs);
+  P* windows = reinterpret_cast<P*>(ws + p.off_windows);
+  const uint32_t keys_full = p.per_pass * p.buckets;
+  const unsigned scalar_blocks = blocks_for(n, 256);
+  cudaError_t err;
+  for (uint32_t w0 = 0; w0 < p.windows; w0 += p.per_pass) {
+    const uint32_t w1 = w0 + p.per_pass < p.windows ? w0 + p.per_pass : p.windows;
+    const uint32_t keys = (w1 - w0) * p.buckets;
+    if ((err = cudaMemsetAsync(counts, 0, (keys_full + 1) * sizeof(uint32_t), s))) return err;
+    count_kernel<<<scalar_blocks, 256, 0, s>>>(scalars, montgomery, n, p, w0, w1, counts);
+    scan_kernel<<<1, kScanThreads, 0, s>>>(counts, keys, p.task, offsets, task_offsets);
+    scatter_kernel<<<scalar_blocks, 256, 0, s>>>(scalars, montgomery, index, n, p, w0, w1, offsets,
+                                                 counts, entries);
+    task_kernel<F><<<blocks_for(p.max_tasks, 128), 128, 0, s>>>(
+        points, n_points, entries, offsets, task_offsets, keys, p.task, partials, p.max_tasks);
+    bucket_kernel<F><<<blocks_for(keys, 128), 128, 0, s>>>(partials, task_offsets, keys, buckets);
+    const uint32_t segs_per_window = p.buckets / p.seg;
+    const uint32_t n_segs = (w1 - w0) * segs_per_window;
+    segment_kernel<F><<<blocks_for(n_segs, 128), 128, 0, s>>>(buckets, n_segs, segs_per_window,
+                                                              p.buckets, p.seg, segs);
+    P* sums;
+    if ((err = reduce_all<F>(segs, segs + n_segs, n_segs, w1 - w0, s, &sums))) return err;
+    if ((err = cudaMemcpyAsync(windows + w0, sums, (w1 - w0) * sizeof(P), cudaMemcpyDeviceToDevice,
+                               s)))
+      return err;
+  }
+  combine_kernel<F><<<1, 1, 0, s>>>(windows, p.windows, p.c, result);
+  return cudaGetLastError();
+}
+
+template <class F>
+size_t batch_add_workspace_size(size_t n_points) {
+  return 2 * align_up(batch_add_partials(n_points) * sizeof(xyzz_t<F>));
+}
+
+template <class F>
+cudaError_t batch_add(const affine_t<F>* points, size_t n_points, const uint64_t* bitmap,
+                      void* workspace, size_t workspace_bytes, xyzz_t<F>* result, cudaStream_t s) {
+  using namespace msm_detail;
+  typedef xyzz_t<F> P;
+  if (n_points == 0) return cudaMemsetAsync(result, 0, sizeof(P), s);
+  if (points == nullptr || bitmap == nullptr || workspace == nullptr || result == nullptr ||
+      workspace_bytes < batch_add_workspace_size<F>(n_points))
+    return cudaErrorInvalidValue;
+  const size_t threads = batch_add_partials(n_points);
+  P* a = static_cast<P*>(workspace);
+  P* b = reinterpret_cast<P*>(static_cast<char*>(workspace) + align_up(threads * sizeof(P)));
+  bitmap_sum_kernel<F><<<blocks_for(threads, 128), 128, 0, s>>>(points, n_points, bitmap, threads, a);
+  P* sum;
+  cudaError_t err = reduce_all<F>(a, b, threads, 1, s, &sum);
+  if (err) return err;
+  return cudaMemcpyAsync(result, sum, sizeof(P), cudaMemcpyDeviceToDevice, s);
+}
+
+#endif  // __CUDACC__
+
+}  // namespace g16
+
+#endif

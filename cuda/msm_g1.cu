@@ -1,0 +1,24 @@
+// G1 instances of the MSM and batch-addition templates (msm.cuh); one file per curve so the
+// two heavy instantiations compile in parallel.
+#include "msm.cuh"
+
+namespace g16 {
+
+size_t g1_msm_workspace_size(size_t n) { return msm_workspace_size<fp_t>(n); }
+
+cudaError_t g1_msm(const g1_affine_t* points, size_t n_points, const uint32_t* index,
+                   const fr_t* scalars, bool montgomery, size_t n, void* ws, size_t ws_bytes,
+                   g1_xyzz_t* result, cudaStream_t s) {
+  return msm<fp_t>(points, n_points, index, scalars, montgomery, n, ws, ws_bytes, result, s);
+}
+
+size_t g1_batch_add_workspace_size(size_t n_points) {
+  return batch_add_workspace_size<fp_t>(n_points);
+}
+
+cudaError_t g1_batch_add(const g1_affine_t* points, size_t n_points, const uint64_t* bitmap,
+                         void* ws, size_t ws_bytes, g1_xyzz_t* result, cudaStream_t s) {
+  return batch_add<fp_t>(points, n_points, bitmap, ws, ws_bytes, result, s);
+}
+
+}  // namespace g16

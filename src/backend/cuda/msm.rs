@@ -1,0 +1,276 @@
+//! Single curve operations on the GPU over host data: an MSM, a bitmap batch addition, the curve
+//! formula tests. Each call uploads its inputs to temporary device buffers, so these serve tests,
+//! benchmarks and one-off use; a proof runs its stages on resident data instead (`section`).
+
+use blst::blst_scalar;
+use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
+use group::Group;
+
+use super::device::lock_device;
+use super::kernels::{self, MsmArgs};
+use super::points::{scalar_bytes, GpuCurve, G1, G2};
+use super::runtime::{DeviceBuffer, Event, Stream};
+use crate::error::{Error, Result};
+use crate::prover::split::OnesBitmap;
+
+/// `sum(scalars[k] * points[indices[k]])` (or `points[k]` without indices), canonical scalars.
+pub fn msm_g1(
+    device: usize,
+    points: &[G1Affine],
+    indices: Option<&[u32]>,
+    scalars: &[blst_scalar],
+) -> Result<G1Projective> {
+    msm::<G1, _>(device, points, indices, scalars, false)
+}
+
+/// As [`msm_g1`], over G2.
+pub fn msm_g2(
+    device: usize,
+    points: &[G2Affine],
+    indices: Option<&[u32]>,
+    scalars: &[blst_scalar],
+) -> Result<G2Projective> {
+    msm::<G2, _>(device, points, indices, scalars, false)
+}
+
+/// `sum(scalars[k] * points[k])` with the scalars in Montgomery form, as the H stage reads them.
+pub fn msm_g1_montgomery(
+    device: usize,
+    points: &[G1Affine],
+    scalars: &[Scalar],
+) -> Result<G1Projective> {
+    msm::<G1, _>(device, points, None, scalars, true)
+}
+
+/// The sum of the points whose bit is set.
+pub fn sum_g1(device: usize, points: &[G1Affine], ones: &OnesBitmap) -> Result<G1Projective> {
+    sum::<G1>(device, points, ones)
+}
+
+/// As [`sum_g1`], over G2.
+pub fn sum_g2(device: usize, points: &[G2Affine], ones: &OnesBitmap) -> Result<G2Projective> {
+    sum::<G2>(device, points, ones)
+}
+
+/// `op(a[i], b[i])` through the curve formula paths of `g16_curve_test_op`.
+pub fn curve_op_g1(
+    device: usize,
+    op: i32,
+    a: &[G1Affine],
+    b: &[G1Affine],
+) -> Result<Vec<G1Projective>> {
+    curve_op::<G1>(device, op, a, b)
+}
+
+/// As [`curve_op_g1`], over G2.
+pub fn curve_op_g2(
+    device: usize,
+    op: i32,
+    a: &[G2Affine],
+    b: &[G2Affine],
+) -> Result<Vec<G2Projective>> {
+    curve_op::<G2>(device, op, a, b)
+}
+
+/// GPU milliseconds of `runs` G1 MSMs over `points[k]` with canonical `scalars`, everything
+/// resident on the device (uploads are not timed), and the result of the last run.
+pub fn time_msm_g1(
+    device: usize,
+    points: &[G1Affine],
+    scalars: &[blst_scalar],
+    runs: usize,
+) -> Result<(Vec<f64>, G1Projective)> {
+    let mut guard = lock_device(device)?;
+    let state = guard.as_mut().expect("lock_device creates the state");
+    let n = scalars.len();
+    let stream = &state.compute;
+    let d_points = upload(&points[..n.min(points.len())], stream)?;
+    let d_scalars = upload(scalar_bytes(scalars), stream)?;
+    let mut ws = DeviceBuffer::<u8>::new(workspace_for::<G1>(n)?)?;
+    let mut result = DeviceBuffer::<<G1 as GpuCurve>::Xyzz>::new(1)?;
+    let (start, end) = (Event::timing()?, Event::timing()?);
+    let mut times = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        start.record(stream)?;
+        // SAFETY: every buffer is live and sized as the launcher requires.
+        unsafe {
+            kernels::msm(
+                &msm_args::<G1>(
+                    &d_points,
+                    None,
+                    d_scalars.as_ptr(),
+                    false,
+                    n,
+                    &mut ws,
+                    &mut result,
+                ),
+                stream,
+            )?
+        };
+        end.record(stream)?;
+        end.synchronize()?;
+        times.push(end.elapsed_ms(&start)?);
+    }
+    Ok((times, download_one::<G1>(&result, stream)?))
+}
+
+fn workspace_for<C: GpuCurve>(n: usize) -> Result<usize> {
+    match kernels::msm_workspace_size(C::CURVE, n) {
+        0 if n > 0 => Err(Error::invalid(format!(
+            "an MSM of {n} points is beyond the GPU kernels' limit (2^31)"
+        ))),
+        bytes => Ok(bytes.max(1)),
+    }
+}
+
+pub(crate) fn msm_args<C: GpuCurve>(
+    points: &DeviceBuffer<C::Affine>,
+    index: Option<&DeviceBuffer<u32>>,
+    scalars: *const std::ffi::c_void,
+    montgomery: bool,
+    n: usize,
+    ws: &mut DeviceBuffer<u8>,
+    result: &mut DeviceBuffer<C::Xyzz>,
+) -> MsmArgs {
+    MsmArgs {
+        curve: C::CURVE,
+        points: points.as_ptr(),
+        n_points: points.len(),
+        index: index.map_or(std::ptr::null(), |i| i.as_ptr().cast()),
+        scalars,
+        montgomery,
+        n,
+        workspace: ws.as_mut_ptr(),
+        workspace_bytes: ws.len(),
+        result: result.as_mut_ptr(),
+    }
+}
+
+fn upload<T: Copy>(data: &[T], stream: &Stream) -> Result<DeviceBuffer<T>> {
+    let mut buf = DeviceBuffer::new(data.len())?;
+    buf.upload_async(data, stream)?;
+    Ok(buf)
+}
+
+fn download_one<C: GpuCurve>(
+    result: &DeviceBuffer<C::Xyzz>,
+    stream: &Stream,
+) -> Result<C::Projective> {
+    let mut host = [C::Xyzz::default()];
+    result.download_async(&mut host, stream)?;
+    stream.synchronize()?;
+    Ok(C::to_projective(&host[0]))
+}
+
+fn msm<C: GpuCurve, S>(
+    device: usize,
+    points: &[C::Affine],
+    indices: Option<&[u32]>,
+    scalars: &[S],
+    montgomery: bool,
+) -> Result<C::Projective> {
+    let n = scalars.len();
+    match indices {
+        Some(idx) => assert_eq!(idx.len(), n, "one index per scalar"),
+        None => assert!(points.len() >= n, "one point per scalar"),
+    }
+    if n == 0 {
+        return Ok(C::Projective::identity());
+    }
+    let mut guard = lock_device(device)?;
+    let state = guard.as_mut().expect("lock_device creates the state");
+    let stream = &state.compute;
+    let d_points = upload(
+        if indices.is_some() {
+            points
+        } else {
+            &points[..n]
+        },
+        stream,
+    )?;
+    let d_index = indices.map(|i| upload(i, stream)).transpose()?;
+    let d_scalars = upload(scalar_bytes(scalars), stream)?;
+    let mut ws = DeviceBuffer::<u8>::new(workspace_for::<C>(n)?)?;
+    let mut result = DeviceBuffer::<C::Xyzz>::new(1)?;
+    let args = msm_args::<C>(
+        &d_points,
+        d_index.as_ref(),
+        d_scalars.as_ptr(),
+        montgomery,
+        n,
+        &mut ws,
+        &mut result,
+    );
+    // SAFETY: every buffer is live and sized as the launcher requires.
+    unsafe { kernels::msm(&args, stream)? };
+    download_one::<C>(&result, stream)
+}
+
+fn sum<C: GpuCurve>(
+    device: usize,
+    points: &[C::Affine],
+    ones: &OnesBitmap,
+) -> Result<C::Projective> {
+    assert!(
+        ones.len <= points.len(),
+        "the bitmap covers more points than there are"
+    );
+    if ones.len == 0 {
+        return Ok(C::Projective::identity());
+    }
+    let mut guard = lock_device(device)?;
+    let state = guard.as_mut().expect("lock_device creates the state");
+    let stream = &state.compute;
+    let d_points = upload(&points[..ones.len], stream)?;
+    let d_bits = upload(&ones.words, stream)?;
+    let ws_bytes = kernels::batch_add_workspace_size(C::CURVE, ones.len).max(1);
+    let mut ws = DeviceBuffer::<u8>::new(ws_bytes)?;
+    let mut result = DeviceBuffer::<C::Xyzz>::new(1)?;
+    // SAFETY: every buffer is live and sized as the launcher requires.
+    unsafe {
+        kernels::batch_add(
+            C::CURVE,
+            d_points.as_ptr(),
+            ones.len,
+            d_bits.as_ptr().cast(),
+            ws.as_mut_ptr(),
+            ws.len(),
+            result.as_mut_ptr(),
+            stream,
+        )?
+    };
+    download_one::<C>(&result, stream)
+}
+
+fn curve_op<C: GpuCurve>(
+    device: usize,
+    op: i32,
+    a: &[C::Affine],
+    b: &[C::Affine],
+) -> Result<Vec<C::Projective>> {
+    assert_eq!(a.len(), b.len());
+    if a.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut guard = lock_device(device)?;
+    let state = guard.as_mut().expect("lock_device creates the state");
+    let stream = &state.compute;
+    let (d_a, d_b) = (upload(a, stream)?, upload(b, stream)?);
+    let mut out = DeviceBuffer::<C::Xyzz>::new(a.len())?;
+    // SAFETY: a, b hold a.len() points and out room for as many results.
+    unsafe {
+        kernels::curve_test_op(
+            C::CURVE,
+            op,
+            d_a.as_ptr(),
+            d_b.as_ptr(),
+            out.as_mut_ptr(),
+            a.len(),
+            stream,
+        )?
+    };
+    let mut host = vec![C::Xyzz::default(); a.len()];
+    out.download_async(&mut host, stream)?;
+    stream.synchronize()?;
+    Ok(host.iter().map(C::to_projective).collect())
+}

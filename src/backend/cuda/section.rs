@@ -1,0 +1,332 @@
+//! One circuit's whole device section on one GPU: `a, b, c`, the ones bitmaps and the tail
+//! scalars go up on the copy stream while the compute stream runs H (NTTs + MSM over the
+//! resident `h` query); then the batch additions, the G1 tail MSMs and the G2 tail MSM, all on
+//! device data; one small download of the nine result points and one stream synchronisation.
+
+use std::ffi::c_void;
+use std::mem::size_of;
+
+use blstrs::{G1Projective, G2Projective};
+
+use super::device::{grow, DeviceState};
+use super::h;
+use super::kernels::{self, Curve, MsmArgs};
+use super::points::{scalar_bytes, G1Xyzz, G2Xyzz};
+use super::resident::{self, DeviceSrs};
+use super::runtime::{Event, PinnedRegion};
+use crate::assignment::Witness;
+use crate::backend::DeviceResults;
+use crate::error::Result;
+use crate::prover::split::{CircuitSplit, QuerySplit};
+use crate::srs::Srs;
+use crate::telemetry::ProofTimings;
+
+/// Result slots: G1 points first, then G2 (as bytes in one buffer, one download).
+const G1_SLOTS: usize = 7; // h, l/a/b ones, l/a/b tails
+const G2_SLOTS: usize = 2; // b ones, b tail
+const RESULT_BYTES: usize = G1_SLOTS * size_of::<G1Xyzz>() + G2_SLOTS * size_of::<G2Xyzz>();
+
+/// Runs the device section of one circuit on `state`'s device.
+pub fn prove_circuit(
+    state: &mut DeviceState,
+    srs: &Srs,
+    w: &Witness,
+    split: &CircuitSplit,
+    timings: &mut ProofTimings,
+) -> Result<DeviceResults> {
+    let result = run(state, srs, w, split, timings);
+    if result.is_ok() {
+        super::device::count_circuit(state.index);
+    } else {
+        // An allocation failure leaves half-grown buffers; start the next proof from scratch.
+        state.release_buffers();
+    }
+    result
+}
+
+fn run(
+    state: &mut DeviceState,
+    srs: &Srs,
+    w: &Witness,
+    split: &CircuitSplit,
+    timings: &mut ProofTimings,
+) -> Result<DeviceResults> {
+    let n = srs.h.len() + 1;
+    let queries: [&QuerySplit; 3] = [&split.l, &split.a, &split.b];
+    let ws_bytes = workspace_bytes(n, split, srs);
+
+    // The SRS on the device: the resident copy, a new resident copy, or one for this proof only.
+    if state.srs.as_ref().is_some_and(|d| d.is_orphaned()) {
+        state.srs = None;
+    }
+    let srs_ready = Event::new()?;
+    let mut this_proof_only = None;
+    if !state.srs.as_ref().is_some_and(|d| d.is_for(srs)) {
+        let working = 3 * n * 32 + ws_bytes + staging_bytes(split);
+        let replaced = state.srs.as_ref().map_or(0, DeviceSrs::bytes);
+        if resident::should_keep(srs, working, replaced)? {
+            state.srs = None;
+            state.srs = Some(DeviceSrs::upload(srs, &state.copy, &srs_ready)?);
+        } else {
+            this_proof_only = Some(DeviceSrs::upload(srs, &state.copy, &srs_ready)?);
+        }
+    } else {
+        srs_ready.record(&state.copy)?;
+    }
+
+    if n > 1 {
+        h::prepare(state, n)?;
+    }
+    let DeviceState {
+        compute,
+        copy,
+        table,
+        abc,
+        scratch,
+        srs: resident_srs,
+        ..
+    } = state;
+    let dsrs: &DeviceSrs = match &this_proof_only {
+        Some(d) => d,
+        None => resident_srs.as_ref().expect("made resident above"),
+    };
+
+    // Host inputs pinned for the copies (released when this function returns, after the sync).
+    let mut pins = Vec::with_capacity(12);
+    for v in [w.a, w.b, w.c] {
+        pins.push(PinnedRegion::new(v)?);
+    }
+    for q in queries {
+        pins.push(PinnedRegion::new(&q.ones.words)?);
+        pins.push(PinnedRegion::new(&q.tail_points)?);
+        pins.push(PinnedRegion::new(&q.tail_scalars)?);
+    }
+
+    // Uploads, in the order the compute stream needs them.
+    let arrived = [Event::new()?, Event::new()?, Event::new()?];
+    if n > 1 {
+        for ((buf, src), ev) in abc.iter_mut().zip([w.a, w.b, w.c]).zip(&arrived) {
+            buf.upload_async(src, copy)?;
+            ev.record(copy)?;
+        }
+    }
+    for (i, q) in queries.iter().enumerate() {
+        grow(&mut scratch.bitmaps[i], q.ones.words.len())?.upload_async(&q.ones.words, copy)?;
+        grow(&mut scratch.tail_index[i], q.tail_points.len())?
+            .upload_async(&q.tail_points, copy)?;
+        grow(&mut scratch.tail_scalars[i], q.tail_scalars.len())?
+            .upload_async(scalar_bytes(&q.tail_scalars), copy)?;
+    }
+    let staged = Event::new()?;
+    staged.record(copy)?;
+
+    let ws = grow(&mut scratch.workspace, ws_bytes)?;
+    let (ws_ptr, ws_len) = (ws.as_mut_ptr(), ws.len());
+    let results_ptr = grow(&mut scratch.results, RESULT_BYTES)?.as_mut_ptr();
+    let slot = |i: usize| -> *mut c_void {
+        let offset = if i < G1_SLOTS {
+            i * size_of::<G1Xyzz>()
+        } else {
+            G1_SLOTS * size_of::<G1Xyzz>() + (i - G1_SLOTS) * size_of::<G2Xyzz>()
+        };
+        // SAFETY: every slot lies inside the RESULT_BYTES buffer.
+        unsafe { results_ptr.cast::<u8>().add(offset).cast() }
+    };
+
+    let marks = [
+        Event::timing()?,
+        Event::timing()?,
+        Event::timing()?,
+        Event::timing()?,
+        Event::timing()?,
+    ];
+    compute.wait(&srs_ready)?;
+    marks[0].record(compute)?;
+
+    // H: the transform leaves h (Montgomery form) in abc[0]; its MSM reads it in place.
+    let h_scalars = if n > 1 {
+        h::transform_on(
+            compute,
+            table.as_ref().expect("prepare builds it"),
+            abc,
+            [w.a.len(), w.b.len(), w.c.len()],
+            n,
+            Some(&arrived),
+        )?;
+        abc[0].as_ptr()
+    } else {
+        std::ptr::null()
+    };
+    let mut args = MsmArgs {
+        curve: Curve::G1,
+        points: dsrs.h.as_ptr(),
+        n_points: dsrs.h.len(),
+        index: std::ptr::null(),
+        scalars: h_scalars,
+        montgomery: true,
+        n: n - 1,
+        workspace: ws_ptr,
+        workspace_bytes: ws_len,
+        result: slot(0),
+    };
+    // SAFETY: device buffers sized as the launcher requires (the workspace for the largest MSM).
+    unsafe { kernels::msm(&args, compute)? };
+    marks[1].record(compute)?;
+
+    // Batch additions of the ones.
+    compute.wait(&staged)?;
+    let g1_points = [&dsrs.l, &dsrs.a, &dsrs.b_g1];
+    for (i, q) in queries.iter().enumerate() {
+        let bits = scratch.bitmaps[i].as_ref().expect("grown above");
+        // SAFETY: as above; the bitmap holds ceil(len / 64) words.
+        unsafe {
+            kernels::batch_add(
+                Curve::G1,
+                g1_points[i].as_ptr(),
+                q.ones.len.min(g1_points[i].len()),
+                bits.as_ptr().cast(),
+                args.workspace,
+                args.workspace_bytes,
+                slot(1 + i),
+                compute,
+            )?
+        };
+    }
+    let b_bits = scratch.bitmaps[2].as_ref().expect("grown above");
+    // SAFETY: as above.
+    unsafe {
+        kernels::batch_add(
+            Curve::G2,
+            dsrs.b_g2.as_ptr(),
+            split.b.ones.len.min(dsrs.b_g2.len()),
+            b_bits.as_ptr().cast(),
+            args.workspace,
+            args.workspace_bytes,
+            slot(G1_SLOTS),
+            compute,
+        )?
+    };
+    marks[2].record(compute)?;
+
+    // Tail MSMs.
+    for (i, q) in queries.iter().enumerate() {
+        args = tail_args(
+            Curve::G1,
+            g1_points[i].as_ptr(),
+            g1_points[i].len(),
+            scratch,
+            i,
+            q,
+            &args,
+            slot(4 + i),
+        );
+        // SAFETY: as above.
+        unsafe { kernels::msm(&args, compute)? };
+    }
+    marks[3].record(compute)?;
+    args = tail_args(
+        Curve::G2,
+        dsrs.b_g2.as_ptr(),
+        dsrs.b_g2.len(),
+        scratch,
+        2,
+        &split.b,
+        &args,
+        slot(G1_SLOTS + 1),
+    );
+    // SAFETY: as above.
+    unsafe { kernels::msm(&args, compute)? };
+    marks[4].record(compute)?;
+
+    let mut host = vec![0u8; RESULT_BYTES];
+    scratch
+        .results
+        .as_ref()
+        .expect("grown above")
+        .download_async(&mut host[..], compute)?;
+    compute.synchronize()?;
+    drop(pins);
+    drop(this_proof_only);
+
+    timings.ntt_msm_h_ms += marks[1].elapsed_ms(&marks[0])?;
+    timings.batch_add_ms += marks[2].elapsed_ms(&marks[1])?;
+    timings.tail_msm_ms += marks[3].elapsed_ms(&marks[2])?;
+    timings.b_g2_msm_ms += marks[4].elapsed_ms(&marks[3])?;
+
+    let g1 = |i: usize| -> G1Projective {
+        // SAFETY: the buffer holds RESULT_BYTES written by the kernels; read unaligned.
+        let p: G1Xyzz = unsafe { std::ptr::read_unaligned(host.as_ptr().cast::<G1Xyzz>().add(i)) };
+        p.to_projective()
+    };
+    let g2 = |i: usize| -> G2Projective {
+        let at = G1_SLOTS * size_of::<G1Xyzz>() + i * size_of::<G2Xyzz>();
+        // SAFETY: as above.
+        let p: G2Xyzz = unsafe { std::ptr::read_unaligned(host.as_ptr().add(at).cast::<G2Xyzz>()) };
+        p.to_projective()
+    };
+    Ok(DeviceResults {
+        h: g1(0),
+        l: g1(1) + g1(4),
+        a: g1(2) + g1(5),
+        b_g1: g1(3) + g1(6),
+        b_g2: g2(0) + g2(1),
+        b_g2_tail_done: true,
+    })
+}
+
+/// The MSM arguments of query `i`'s tail, reusing `base`'s workspace.
+#[allow(clippy::too_many_arguments)]
+fn tail_args(
+    curve: Curve,
+    points: *const c_void,
+    n_points: usize,
+    scratch: &super::device::Scratch,
+    i: usize,
+    q: &QuerySplit,
+    base: &MsmArgs,
+    result: *mut c_void,
+) -> MsmArgs {
+    MsmArgs {
+        curve,
+        points,
+        n_points,
+        index: scratch.tail_index[i]
+            .as_ref()
+            .expect("grown")
+            .as_ptr()
+            .cast(),
+        scalars: scratch.tail_scalars[i].as_ref().expect("grown").as_ptr(),
+        montgomery: false,
+        n: q.tail_points.len(),
+        workspace: base.workspace,
+        workspace_bytes: base.workspace_bytes,
+        result,
+    }
+}
+
+/// One workspace serves every MSM and batch addition of the proof (they run one after another).
+fn workspace_bytes(n: usize, split: &CircuitSplit, srs: &Srs) -> usize {
+    let mut bytes = kernels::msm_workspace_size(Curve::G1, n - 1);
+    for q in [&split.l, &split.a, &split.b] {
+        bytes = bytes
+            .max(kernels::msm_workspace_size(Curve::G1, q.tail_points.len()))
+            .max(kernels::batch_add_workspace_size(Curve::G1, q.ones.len));
+    }
+    bytes
+        .max(kernels::msm_workspace_size(
+            Curve::G2,
+            split.b.tail_points.len(),
+        ))
+        .max(kernels::batch_add_workspace_size(
+            Curve::G2,
+            split.b.ones.len.min(srs.b_g2.len()),
+        ))
+        .max(1)
+}
+
+fn staging_bytes(split: &CircuitSplit) -> usize {
+    [&split.l, &split.a, &split.b]
+        .iter()
+        .map(|q| q.ones.words.len() * 8 + q.tail_points.len() * 36)
+        .sum()
+}

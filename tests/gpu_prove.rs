@@ -1,0 +1,424 @@
+//! Whole proofs on the CUDA backend are byte-identical to the CPU backend's and to bellperson
+//! 0.26's CPU `create_proof` for the same circuit, params, `r` and `s`, and verify.
+//!
+//! PoRep-shaped circuits of 2^10, 2^12, 2^16 and 2^20 constraints (params generated once and
+//! cached in `params-cache/` as the examples do; `GROTH16_C2_PARAMS_DIR` moves the cache and
+//! `GROTH16_C2_GPU_PROVE_MAX_LOG_N` drops the bigger sizes), batches of 1, 2 and 3 with
+//! `gpu_index` 0 and -1; small odd circuits (a domain of 16 with 12 constraints, many public
+//! inputs, SHA-256); a proof right after a failed device allocation; and, with two GPUs or
+//! more, a batch of 4 spread over the GPUs (`gpu_index` -1) giving the same bytes as on GPU 0
+//! while both GPUs' circuit counters move.
+//!
+//! Needs a GPU; prints a SKIP line without one (the two-GPU test also without a second GPU).
+#![cfg(all(feature = "cuda", feature = "bellpepper"))]
+
+mod common;
+#[path = "../examples/common/mod.rs"]
+mod example_common;
+mod gpu_support;
+
+use std::path::PathBuf;
+use std::sync::{Mutex, MutexGuard};
+
+use bellpepper_core::Circuit;
+use bellperson::groth16::{create_proof, Parameters};
+use blstrs::{Bls12, Scalar};
+use common::{
+    params_file, proof_bytes, random_scalars, record, rng, to_bellperson, ManyInputs, MimcChain,
+    Sha256Circuit,
+};
+use ff::Field;
+use gpu_support::*;
+use groth16_c2::backend::cpu::CpuBackend;
+use groth16_c2::backend::cuda::device::circuits_proved;
+use groth16_c2::backend::cuda::runtime::{device_count, DeviceBuffer};
+use groth16_c2::backend::cuda::CudaBackend;
+use groth16_c2::backend::Backend;
+use groth16_c2::synthetic::PorepShapedCircuit;
+use groth16_c2::witness::RecordedWitness;
+use groth16_c2::{Proof, ProveOptions, Srs};
+
+/// Serializes the GPU proofs of this binary's tests (their CPU oracles still run side by side),
+/// so that the per-device circuit counters move only for the proof being watched.
+fn gpu_turn() -> MutexGuard<'static, ()> {
+    static GPU: Mutex<()> = Mutex::new(());
+    GPU.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// `start` + `finalize` on `backend`.
+fn prove_on(
+    backend: &'static dyn Backend,
+    srs: &Srs,
+    witnesses: &[RecordedWitness],
+    r: &[Scalar],
+    s: &[Scalar],
+    gpu_index: i32,
+) -> Vec<Proof> {
+    let w: Vec<_> = witnesses.iter().map(|w| w.witness()).collect();
+    let options = ProveOptions {
+        lock: None,
+        gpu_index,
+        backend: Some(backend),
+    };
+    groth16_c2::start(srs, &w, r, s, options)
+        .and_then(|p| p.finalize())
+        .unwrap_or_else(|e| {
+            panic!(
+                "{} proof of {} circuits (gpu_index {gpu_index}) failed: {e}",
+                backend.name(),
+                witnesses.len()
+            )
+        })
+}
+
+/// A GPU proof under this binary's GPU turn.
+fn prove_gpu(
+    srs: &Srs,
+    witnesses: &[RecordedWitness],
+    r: &[Scalar],
+    s: &[Scalar],
+    gpu_index: i32,
+) -> Vec<Proof> {
+    let _turn = gpu_turn();
+    prove_on(&CudaBackend, srs, witnesses, r, s, gpu_index)
+}
+
+/// The reference proofs of a set of circuits for one `r`, `s` each: bellperson's bytes, and the
+/// CPU backend's proofs (checked equal to bellperson's first).
+struct Oracle {
+    bellperson: Vec<Vec<u8>>,
+    cpu: Vec<Proof>,
+}
+
+fn oracle<C: Circuit<Scalar> + Clone + Send>(
+    params: &Parameters<Bls12>,
+    srs: &Srs,
+    circuits: &[C],
+    witnesses: &[RecordedWitness],
+    r: &[Scalar],
+    s: &[Scalar],
+) -> Oracle {
+    let bellperson: Vec<Vec<u8>> = circuits
+        .iter()
+        .zip(r.iter().zip(s))
+        .map(|(c, (&r, &s))| {
+            proof_bytes(&create_proof::<Bls12, _, _>(c.clone(), params, r, s).unwrap())
+        })
+        .collect();
+    let cpu = prove_on(&CpuBackend, srs, witnesses, r, s, 0);
+    for (i, p) in cpu.iter().enumerate() {
+        assert_eq!(
+            proof_bytes(&to_bellperson(p)),
+            bellperson[i],
+            "circuit {i}: the CPU backend differs from bellperson (not a GPU problem)"
+        );
+    }
+    Oracle { bellperson, cpu }
+}
+
+/// Checks GPU proofs of the first `gpu.len()` circuits against the oracle, and verifies them.
+#[track_caller]
+fn check(what: &str, srs: &Srs, gpu: &[Proof], want: &Oracle, witnesses: &[RecordedWitness]) {
+    for (i, p) in gpu.iter().enumerate() {
+        assert!(
+            *p == want.cpu[i],
+            "{what}, circuit {i}: the GPU proof differs from the CPU backend's"
+        );
+        assert_eq!(
+            proof_bytes(&to_bellperson(p)),
+            want.bellperson[i],
+            "{what}, circuit {i}: the GPU proof's bytes differ from bellperson's"
+        );
+        assert!(
+            groth16_c2::verify::verify(&srs.vk, p, witnesses[i].public_inputs()).unwrap(),
+            "{what}, circuit {i}: the GPU proof does not verify"
+        );
+    }
+}
+
+/// Proves every prefix (batch of 1, 2, ...) of `witnesses` on the GPU with `gpu_index` 0 and
+/// -1, for random `r`, `s` and, with `zero_rs`, for `r = s = 0`.
+fn check_batches<C: Circuit<Scalar> + Clone + Send>(
+    label: &str,
+    params: &Parameters<Bls12>,
+    srs: &Srs,
+    circuits: &[C],
+    zero_rs: bool,
+    seed: u64,
+) {
+    let witnesses: Vec<RecordedWitness> = circuits.iter().cloned().map(record).collect();
+    let n = circuits.len();
+    let mut rs = vec![(
+        "random r, s",
+        random_scalars(n, seed),
+        random_scalars(n, seed + 1),
+    )];
+    if zero_rs {
+        rs.push(("r = s = 0", vec![Scalar::ZERO; n], vec![Scalar::ZERO; n]));
+    }
+    for (rs_label, r, s) in rs {
+        // Proofs are per circuit: one oracle run covers every batch made of these circuits.
+        let want = oracle(params, srs, circuits, &witnesses, &r, &s);
+        for batch in 1..=n {
+            for gpu_index in [0, -1] {
+                let got = prove_gpu(
+                    srs,
+                    &witnesses[..batch],
+                    &r[..batch],
+                    &s[..batch],
+                    gpu_index,
+                );
+                assert_eq!(got.len(), batch);
+                let what = format!("{label}, {rs_label}, batch of {batch}, gpu_index {gpu_index}");
+                check(&what, srs, &got, &want, &witnesses);
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// PoRep-shaped circuits, params cached as the examples cache them
+
+fn params_dir() -> PathBuf {
+    std::env::var_os("GROTH16_C2_PARAMS_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(example_common::DEFAULT_PARAMS_DIR))
+}
+
+fn max_log_n() -> u32 {
+    std::env::var("GROTH16_C2_GPU_PROVE_MAX_LOG_N")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(20)
+}
+
+/// bellperson's params and our SRS for the PoRep-shaped circuit of `2^log_n`, generated on the
+/// first run and read from the cache after.
+fn porep_params(log_n: u32) -> (Parameters<Bls12>, Srs) {
+    let dir = params_dir();
+    let path = example_common::params_path(&dir, log_n);
+    let params = if path.exists() {
+        example_common::read_params(&path)
+    } else {
+        std::fs::create_dir_all(&dir).unwrap();
+        say(&format!(
+            "gpu_prove: generating params for 2^{log_n} into {} (cached for later runs)",
+            dir.display()
+        ));
+        example_common::write_params(log_n, &path)
+    };
+    let srs = Srs::new(&path, false).unwrap();
+    (params, srs)
+}
+
+fn porep_size(test: &str, log_n: u32) {
+    if !gpu_or_skip(test) {
+        return;
+    }
+    if log_n > max_log_n() {
+        say(&format!(
+            "SKIP {test}: GROTH16_C2_GPU_PROVE_MAX_LOG_N is {}",
+            max_log_n()
+        ));
+        return;
+    }
+    let (params, srs) = porep_params(log_n);
+    let circuits: Vec<PorepShapedCircuit> = (0..3)
+        .map(|i| PorepShapedCircuit::new(log_n, Some(1000 * log_n as u64 + i)))
+        .collect();
+    check_batches(
+        &format!("PoRep-shaped 2^{log_n}"),
+        &params,
+        &srs,
+        &circuits,
+        log_n <= 12,
+        log_n as u64,
+    );
+}
+
+#[test]
+fn gpu_proofs_porep_shaped_2_10() {
+    porep_size("gpu_proofs_porep_shaped_2_10", 10);
+}
+
+#[test]
+fn gpu_proofs_porep_shaped_2_12() {
+    porep_size("gpu_proofs_porep_shaped_2_12", 12);
+}
+
+#[test]
+fn gpu_proofs_porep_shaped_2_16() {
+    porep_size("gpu_proofs_porep_shaped_2_16", 16);
+}
+
+#[test]
+fn gpu_proofs_porep_shaped_2_20() {
+    porep_size("gpu_proofs_porep_shaped_2_20", 20);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Small circuits of other shapes
+
+#[test]
+fn gpu_proofs_small_odd_circuits() {
+    if !gpu_or_skip("gpu_proofs_small_odd_circuits") {
+        return;
+    }
+    // 5 rounds: 12 constraints in a domain of 16, one public input.
+    let blank = MimcChain {
+        start: None,
+        rounds: 5,
+    };
+    let params = params_file(blank, 5);
+    let srs = Srs::new(&params.path, false).unwrap();
+    let circuits: Vec<MimcChain> = (0..2)
+        .map(|i| MimcChain {
+            start: Some(Scalar::random(rng(50 + i))),
+            rounds: 5,
+        })
+        .collect();
+    check_batches("MiMC, 5 rounds", &params.params, &srs, &circuits, true, 51);
+
+    // 70 public inputs.
+    let params = params_file(
+        ManyInputs {
+            xs: None,
+            count: 70,
+        },
+        4,
+    );
+    let srs = Srs::new(&params.path, false).unwrap();
+    let circuits: Vec<ManyInputs> = (0..2)
+        .map(|i| ManyInputs {
+            xs: Some(random_scalars(70, 60 + i)),
+            count: 70,
+        })
+        .collect();
+    check_batches(
+        "70 public inputs",
+        &params.params,
+        &srs,
+        &circuits,
+        true,
+        61,
+    );
+
+    // bellperson's SHA-256 gadget: boolean-heavy, many 0/1 values.
+    let params = params_file(
+        Sha256Circuit {
+            message: None,
+            len: 8,
+        },
+        2,
+    );
+    let srs = Srs::new(&params.path, false).unwrap();
+    let circuits: Vec<Sha256Circuit> = (0..2u64)
+        .map(|i| Sha256Circuit {
+            message: Some((70 + i).to_le_bytes().to_vec()),
+            len: 8,
+        })
+        .collect();
+    check_batches(
+        "SHA-256, 8 bytes",
+        &params.params,
+        &srs,
+        &circuits,
+        false,
+        71,
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Failures and several GPUs
+
+#[test]
+fn proof_after_failed_device_allocation() {
+    if !gpu_or_skip("proof_after_failed_device_allocation") {
+        return;
+    }
+    let log_n = 12.min(max_log_n());
+    let (params, srs) = porep_params(log_n);
+    let circuits: Vec<PorepShapedCircuit> = (0..2)
+        .map(|i| PorepShapedCircuit::new(log_n, Some(77 + i)))
+        .collect();
+    let witnesses: Vec<RecordedWitness> = circuits.iter().cloned().map(record).collect();
+    let (r, s) = (random_scalars(2, 78), random_scalars(2, 79));
+    let want = oracle(&params, &srs, &circuits, &witnesses, &r, &s);
+
+    // Once with the device state already built, once on a device as a failure leaves it.
+    let got = prove_gpu(&srs, &witnesses, &r, &s, 0);
+    check(
+        "before the failed allocation",
+        &srs,
+        &got,
+        &want,
+        &witnesses,
+    );
+    for attempt in 0..2 {
+        let _turn = gpu_turn();
+        let failed = DeviceBuffer::<u8>::new(1 << 50);
+        match &failed {
+            Ok(_) => panic!("allocating 2^50 bytes on the GPU succeeded"),
+            Err(e) => say(&format!(
+                "gpu_prove: allocating 2^50 bytes fails as it must: {e}"
+            )),
+        }
+        drop(failed);
+        let got = prove_on(&CudaBackend, &srs, &witnesses, &r, &s, 0);
+        let what = format!("right after a failed allocation ({attempt})");
+        check(&what, &srs, &got, &want, &witnesses);
+    }
+}
+
+#[test]
+fn batch_spread_over_two_gpus() {
+    if !gpus_or_skip("batch_spread_over_two_gpus", 2) {
+        return;
+    }
+    let gpus = device_count();
+    let log_n = 16.min(max_log_n());
+    let (params, srs) = porep_params(log_n);
+    let circuits: Vec<PorepShapedCircuit> = (0..4)
+        .map(|i| PorepShapedCircuit::new(log_n, Some(90 + i)))
+        .collect();
+    let witnesses: Vec<RecordedWitness> = circuits.iter().cloned().map(record).collect();
+    let (r, s) = (random_scalars(4, 91), random_scalars(4, 92));
+    let want = oracle(&params, &srs, &circuits, &witnesses, &r, &s);
+
+    let _turn = gpu_turn();
+    let on_0 = prove_on(&CudaBackend, &srs, &witnesses, &r, &s, 0);
+    check("batch of 4 on GPU 0", &srs, &on_0, &want, &witnesses);
+    let on_1 = prove_on(&CudaBackend, &srs, &witnesses, &r, &s, 1);
+    check("batch of 4 on GPU 1", &srs, &on_1, &want, &witnesses);
+
+    let before: Vec<u64> = (0..gpus).map(circuits_proved).collect();
+    let spread = prove_on(&CudaBackend, &srs, &witnesses, &r, &s, -1);
+    let after: Vec<u64> = (0..gpus).map(circuits_proved).collect();
+    say(&format!(
+        "gpu_prove: circuits proved per GPU before / after the spread batch of 4: {before:?} / {after:?}"
+    ));
+    for (i, (a, b)) in spread.iter().zip(&on_0).enumerate() {
+        assert_eq!(
+            proof_bytes(&to_bellperson(a)),
+            proof_bytes(&to_bellperson(b)),
+            "circuit {i}: gpu_index -1 and gpu_index 0 give different proofs"
+        );
+    }
+    check(
+        "batch of 4 spread (gpu_index -1)",
+        &srs,
+        &spread,
+        &want,
+        &witnesses,
+    );
+    let delta: Vec<u64> = after.iter().zip(&before).map(|(a, b)| a - b).collect();
+    assert!(
+        delta[0] > 0 && delta[1] > 0,
+        "gpu_index -1 with {gpus} GPUs did not use both GPU 0 and GPU 1 (circuits per GPU: {delta:?})"
+    );
+    assert_eq!(
+        delta.iter().sum::<u64>(),
+        4,
+        "the device sections of a batch of 4 (circuits per GPU: {delta:?})"
+    );
+}
