@@ -242,15 +242,37 @@ __global__ void __launch_bounds__(128) task_kernel(const affine_t<F>* points, si
   }
 }
 
+// One round of a tree sum inside each bucket's run of task partials: the task at offset
+// j * 8s of its bucket (s = stride) adds the partials at j * 8s + s, ..., j * 8s + 7s. After
+// enough rounds a bucket's sum sits in its first task's partial, however skewed the scalars
+// (e.g. all equal) made that bucket; one thread per bucket summing its tasks would be serial.
+template <class F>
+__global__ void __launch_bounds__(128) bucket_round_kernel(xyzz_t<F>* partials,
+                                                           const uint32_t* task_offsets,
+                                                           uint32_t keys, uint32_t stride,
+                                                           size_t max_tasks) {
+  const uint32_t total = task_offsets[keys];
+  const size_t grid = size_t(gridDim.x) * blockDim.x;
+  for (size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x; t < total && t < max_tasks;
+       t += grid) {
+    const uint32_t key = key_of_task(task_offsets, keys, (uint32_t)t);
+    const uint32_t rel = (uint32_t)t - task_offsets[key];
+    const uint32_t end = task_offsets[key + 1];
+    if (rel % (8 * stride) != 0 || t + stride >= end) continue;
+    xyzz_t<F> acc = ld_vec(partials + t);
+    for (uint32_t j = 1; j < 8 && t + j * stride < end; j++) acc.add(ld_vec(partials + t + j * stride));
+    st_vec(partials + t, acc);
+  }
+}
+
 template <class F>
 __global__ void __launch_bounds__(128) bucket_kernel(const xyzz_t<F>* partials,
                                                      const uint32_t* task_offsets, uint32_t keys,
                                                      xyzz_t<F>* buckets) {
   const uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= keys) return;
-  xyzz_t<F> acc = xyzz_t<F>::inf();
-  for (uint32_t t = task_offsets[k]; t < task_offsets[k + 1]; t++) acc.add(ld_vec(partials + t));
-  st_vec(buckets + k, acc);
+  const bool empty = task_offsets[k] == task_offsets[k + 1];
+  st_vec(buckets + k, empty ? xyzz_t<F>::inf() : ld_vec(partials + task_offsets[k]));
 }
 
 // Segment s of window w covers buckets [lo, lo + seg): sum over them of (j + 1) * bucket_j.
@@ -387,6 +409,11 @@ cudaError_t msm(const affine_t<F>* points, size_t n_points, const uint32_t* inde
                                                  counts, entries);
     task_kernel<F><<<blocks_for(p.max_tasks, 128), 128, 0, s>>>(
         points, n_points, entries, offsets, task_offsets, keys, p.task, partials, p.max_tasks);
+    // A bucket holds at most n entries (one per scalar), so at most ceil(n / T) tasks.
+    const uint64_t most_tasks = (n + p.task - 1) / p.task;
+    for (uint64_t stride = 1; stride < most_tasks; stride *= 8)
+      bucket_round_kernel<F><<<blocks_for(p.max_tasks, 128), 128, 0, s>>>(
+          partials, task_offsets, keys, (uint32_t)stride, p.max_tasks);
     bucket_kernel<F><<<blocks_for(keys, 128), 128, 0, s>>>(partials, task_offsets, keys, buckets);
     const uint32_t segs_per_window = p.buckets / p.seg;
     const uint32_t n_segs = (w1 - w0) * segs_per_window;

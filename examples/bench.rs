@@ -390,6 +390,9 @@ mod partition {
         stages: Vec<(String, Vec<f64>)>,
         proofs: Vec<String>,
         peak_kb: u64,
+        /// Peak device memory of the child (GPU backends), and the SRS's size.
+        vram_peak_mib: Option<f64>,
+        srs_mib: f64,
     }
 
     impl Report {
@@ -460,6 +463,7 @@ mod partition {
             "proofs/s",
             "peak MiB"
         );
+        print!(" {:>9} {:>12}", "SRS MiB", "VRAM-SRS MiB");
         if o.compare_cpu {
             print!(" {:>10} {:>8} {:>9}", "cpu ms", "cpu/ours", "identical");
         }
@@ -480,6 +484,10 @@ mod partition {
                 o.batch as f64 * 1e3 / total,
                 r.peak_kb as f64 / 1024.0
             );
+            let beyond = r
+                .vram_peak_mib
+                .map_or("-".into(), |v| format!("{:.0}", v - r.srs_mib));
+            print!(" {:>9.0} {beyond:>12}", r.srs_mib);
             if let Some(c) = cpu {
                 let cpu_total = c.median("total_ms");
                 print!(
@@ -494,7 +502,8 @@ mod partition {
         println!(
             "(tail%: aux values neither 0 nor 1; gen s: generating the partition(s); srs s: \
              building the SRS in memory or loading the file; total ms: median prove call, \
-             start to finalize; peak MiB: the child's peak RSS, SRS included)"
+             start to finalize; peak MiB: the child's peak RSS, SRS included; VRAM-SRS MiB: peak \
+             device memory beyond the SRS's own size)"
         );
     }
 
@@ -609,6 +618,8 @@ mod partition {
                 }
                 Some("proof") => r.proofs.push(words.get(2).unwrap_or(&"").to_string()),
                 Some("vmhwm_kb") => r.peak_kb = num(1) as u64,
+                Some("vram_peak_mib") => r.vram_peak_mib = Some(num(1)),
+                Some("srs_mib") => r.srs_mib = num(1),
                 _ => {}
             }
         }
@@ -668,5 +679,11 @@ mod partition {
             println!("proof {i} {hex}");
         }
         println!("vmhwm_kb {}", peak_rss_kb());
+        if let Some((_, peak)) = groth16_c2::gpu_memory() {
+            let srs_bytes = (srs.h.len() + srs.l.len() + srs.a.len() + srs.b_g1.len()) * 96
+                + srs.b_g2.len() * 192;
+            println!("vram_peak_mib {}", peak as f64 / (1 << 20) as f64);
+            println!("srs_mib {}", srs_bytes as f64 / (1 << 20) as f64);
+        }
     }
 }

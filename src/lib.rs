@@ -16,6 +16,7 @@ pub mod srs;
 #[cfg(feature = "bellpepper")]
 pub mod synthetic;
 #[cfg(feature = "bellpepper")]
+/// cbindgen:ignore
 pub mod synthetic_partition;
 pub mod telemetry;
 pub mod verify;
@@ -34,6 +35,18 @@ pub use telemetry::ProofTimings;
 /// The backend proofs run on ("cpu" or "cuda").
 pub fn backend_name() -> &'static str {
     backend::default_backend().name()
+}
+
+/// Device memory held by this process through the CUDA backend: `(now, peak)` in bytes, all
+/// GPUs together; `None` without the `cuda` feature.
+pub fn gpu_memory() -> Option<(usize, usize)> {
+    #[cfg(feature = "cuda")]
+    {
+        use backend::cuda::runtime::vram;
+        Some((vram::current(), vram::peak()))
+    }
+    #[cfg(not(feature = "cuda"))]
+    None
 }
 
 pub(crate) fn backend_name_cstr() -> &'static CStr {

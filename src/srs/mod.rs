@@ -37,6 +37,9 @@ pub struct VerifyingKey {
 /// The proving key: the verifying key and the five queries of the Groth16 paper.
 #[derive(Debug)]
 pub struct SrsData {
+    /// Keep-alive handles a device backend attaches (e.g. the page-locking of the queries for
+    /// fast uploads). Declared first so they are dropped before the points they refer to.
+    pub host_pins: HostPins,
     pub vk: VerifyingKey,
     /// `h_query`: `2^K - 1` points for a domain of size `2^K`.
     pub h: Vec<G1Affine>,
@@ -53,6 +56,16 @@ pub struct SrsData {
     /// File size and load time, for throughput reports.
     pub file_bytes: usize,
     pub load_time: Duration,
+}
+
+/// Opaque keep-alive values tied to one SRS's lifetime.
+#[derive(Default)]
+pub struct HostPins(pub parking_lot::Mutex<Vec<Box<dyn std::any::Any + Send + Sync>>>);
+
+impl std::fmt::Debug for HostPins {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "HostPins({})", self.0.lock().len())
+    }
 }
 
 /// A loaded SRS. Cloning adds a reference; the points are freed when the last one drops.
@@ -236,6 +249,7 @@ fn parse(path: &Path, file: &[u8], options: LoadOptions) -> Result<SrsData> {
         )?),
     };
     Ok(SrsData {
+        host_pins: HostPins::default(),
         vk,
         h: g1_vec_from_blst(g1(&layout.h)?),
         l: g1_vec_from_blst(g1(&layout.l)?),

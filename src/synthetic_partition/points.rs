@@ -57,6 +57,7 @@ pub fn synthetic_srs(partition: &SyntheticPartition) -> Srs {
     let mut g2 = || g2_affine_from_blst(G2::random_multiple(&mut vk_rng));
     let (beta_g2, gamma_g2, delta_g2) = (g2(), g2(), g2());
     let data = SrsData {
+        host_pins: Default::default(),
         vk: VerifyingKey {
             alpha_g1,
             beta_g1,

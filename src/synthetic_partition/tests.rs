@@ -218,6 +218,7 @@ fn a_batch_of_partitions_proves_on_one_srs() {
 fn from_data_rejects_mismatched_b_queries() {
     let srs = synthetic_srs(&partition(10));
     let data = crate::srs::SrsData {
+        host_pins: Default::default(),
         vk: srs.vk.clone(),
         h: srs.h.clone(),
         l: srs.l.clone(),

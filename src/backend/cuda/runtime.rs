@@ -171,6 +171,7 @@ impl Drop for Event {
 pub struct DeviceBuffer<T> {
     ptr: *mut c_void,
     len: usize,
+    bytes: usize,
     _t: PhantomData<T>,
 }
 
@@ -189,9 +190,11 @@ impl<T: Copy> DeviceBuffer<T> {
         check("cudaMalloc", unsafe {
             ffi::cudaMalloc(&mut ptr, bytes.max(1))
         })?;
+        vram::allocated(bytes.max(1));
         Ok(DeviceBuffer {
             ptr,
             len,
+            bytes: bytes.max(1),
             _t: PhantomData,
         })
     }
@@ -283,6 +286,7 @@ impl<T> Drop for DeviceBuffer<T> {
     fn drop(&mut self) {
         // SAFETY: freeing our own allocation (cudaFree waits for work that uses it).
         unsafe { ffi::cudaFree(self.ptr) };
+        vram::freed(self.bytes);
     }
 }
 
@@ -292,6 +296,10 @@ pub struct PinnedRegion {
     ptr: *mut c_void,
     registered: bool,
 }
+
+// SAFETY: the region is an address range; unregistering it is valid from any thread.
+unsafe impl Send for PinnedRegion {}
+unsafe impl Sync for PinnedRegion {}
 
 impl PinnedRegion {
     /// Pins `data`; it must outlive the region and every copy queued from it.
@@ -329,5 +337,38 @@ impl Drop for PinnedRegion {
             // SAFETY: unregistering what `new` registered.
             unsafe { ffi::cudaHostUnregister(self.ptr) };
         }
+    }
+}
+
+/// Device memory this process holds through [`DeviceBuffer`]s (all devices together), and its
+/// peak since the last [`vram::reset_peak`], for reports.
+pub mod vram {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    static NOW: AtomicUsize = AtomicUsize::new(0);
+    static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+    pub(super) fn allocated(bytes: usize) {
+        let now = NOW.fetch_add(bytes, Ordering::Relaxed) + bytes;
+        PEAK.fetch_max(now, Ordering::Relaxed);
+    }
+
+    pub(super) fn freed(bytes: usize) {
+        NOW.fetch_sub(bytes, Ordering::Relaxed);
+    }
+
+    /// Bytes held now.
+    pub fn current() -> usize {
+        NOW.load(Ordering::Relaxed)
+    }
+
+    /// Most bytes held at once.
+    pub fn peak() -> usize {
+        PEAK.load(Ordering::Relaxed)
+    }
+
+    /// Restarts the peak from what is held now.
+    pub fn reset_peak() {
+        PEAK.store(NOW.load(Ordering::Relaxed), Ordering::Relaxed);
     }
 }

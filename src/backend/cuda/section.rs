@@ -68,6 +68,7 @@ fn run(
             state.srs = None;
             state.srs = Some(DeviceSrs::upload(srs, &state.copy, &srs_ready)?);
         } else {
+            resident::pin_host(srs)?;
             this_proof_only = Some(DeviceSrs::upload(srs, &state.copy, &srs_ready)?);
         }
     } else {
