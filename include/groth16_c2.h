@@ -46,6 +46,8 @@ typedef struct { fp_t x[2], y[2]; } g2_affine_t;
 
 #define GROTH16_C2_ERR_CUDA 11
 
+#define GROTH16_C2_ERR_OUT_OF_DEVICE_MEMORY 12
+
 // `{ int32_t code; char* message; }`. `code == 0` is success and `message` is then NULL.
 typedef struct {
   int32_t code;
@@ -86,11 +88,12 @@ typedef struct {
   const void *ptr;
 } SRS;
 
-// Milliseconds spent in each stage of one prove call (all circuits of the batch together).
+// Milliseconds spent in each stage of one prove call (all circuits of the batch together),
+// and when the call started, took and released the GPU lock, and finished.
 typedef struct {
   // Classifying scalars into zeros, ones and the tail (the 0/1 split).
   double split_vectors_ms;
-  // Building the MSM inputs the backend needs (pointers, canonical scalars).
+  // Preparing the device's inputs before the lock (page-locking host buffers).
   double prep_msm_ms;
   // Waiting for the GPU lock.
   double mutex_wait_ms;
@@ -102,15 +105,41 @@ typedef struct {
   double tail_msm_ms;
   // Time the lock was held (the device section).
   double gpu_total_ms;
-  // The G2 tail MSM of the B query (after the lock).
+  // The G2 tail MSM of the B query (after the lock, unless it ran on the GPU).
   double b_g2_msm_ms;
   // Assembling the proofs from the MSM results.
   double epilogue_ms;
+  // Checking the proofs against the verifying key (0 when verification is off).
+  double verify_ms;
   // From the start of the call to the last proof.
   double total_ms;
   // Circuits in the call.
   size_t num_circuits;
+  // Circuits whose proof was checked before it was returned.
+  size_t circuits_verified;
+  // The first GPU the call ran on (0 for the CPU backend).
+  int32_t gpu_index;
+  // Wall-clock timestamps, nanoseconds since the Unix epoch: the call's start, when it took
+  // and released the GPU lock, and when it finished (0 while still pending).
+  uint64_t start_unix_ns;
+  uint64_t lock_acquired_unix_ns;
+  uint64_t lock_released_unix_ns;
+  uint64_t end_unix_ns;
 } groth16_timings;
+
+// Process-wide totals since the library was loaded.
+typedef struct {
+  // Calls that returned proofs.
+  uint64_t calls;
+  // Circuits proved (proofs returned).
+  uint64_t circuits;
+  // Proofs checked against the verifying key before they were returned.
+  uint64_t verified;
+  // Proofs that failed that check (each failed its call with an error; none was returned).
+  uint64_t verify_failures;
+  // Calls that failed for any reason.
+  uint64_t failed_calls;
+} groth16_counters;
 
 #ifdef __cplusplus
 extern "C" {
@@ -197,6 +226,41 @@ void destroy_pending_proof(void *pending);
 // # Safety
 // `out` must be writable.
 Error groth16_pending_timings(const void *pending, groth16_timings *out);
+
+// Turns the check of every proof against the verifying key before it is returned on (the
+// default; `GROTH16_C2_VERIFY=0` starts with it off) or off.
+void groth16_c2_set_verify_proofs(bool on);
+
+// Sets the number of CPU threads the prover uses (0: one per core; the default comes from
+// `CUZK_GPU_THREADS`). Calls that start afterwards use the new pool.
+Error groth16_c2_set_thread_pool_size(size_t threads);
+
+// The number of CPU threads the prover uses.
+size_t groth16_c2_thread_pool_size(void);
+
+// Runs the B query's G2 tail MSM on the GPU inside the lock (`true`) or on the CPU after the
+// lock is released (`false`, the default; `GROTH16_C2_G2_TAIL=gpu` starts with `true`).
+void groth16_c2_set_g2_tail_on_gpu(bool on);
+
+// Copies the process-wide counters (calls, circuits, proofs checked, failed checks, failed
+// calls) into `*out`.
+//
+// # Safety
+// `out` must be writable.
+Error groth16_c2_counters(groth16_counters *out);
+
+// Registers `callback`, called with every finished call's timings on the finalizing thread
+// (`user` is passed back unchanged); NULL removes it. The timings pointer is valid only during
+// the call. The callback must not unwind and should return quickly.
+//
+// # Safety
+// `callback` must stay callable, and `user` valid for it, until it is replaced or removed.
+void groth16_c2_set_timings_callback(void (*callback)(const groth16_timings *timings, void *user),
+                                     void *user);
+
+// Frees the device memory the library keeps between proofs (working buffers and resident SRS
+// copies on every GPU), after proofs running on them finish. The next proof allocates again.
+void groth16_c2_release_gpu_memory(void);
 
 // Loads a bellperson Groth16 params file into `*ret`. With `cache`, every caller of the same
 // path shares one load (an LRU of 4 paths).

@@ -53,6 +53,15 @@ pub enum Error {
     #[error("the proof does not verify against the SRS's verifying key and these public inputs")]
     InvalidProof,
 
+    /// A proof the prover made failed its check against the verifying key, so it was not
+    /// returned (a hardware or memory fault, or a witness that does not satisfy the circuit).
+    #[error("circuit {index}: its proof failed verification against the params file's verifying key and the circuit's public inputs; no proof was returned (a witness that does not satisfy the circuit, or a hardware fault)")]
+    ProofCheckFailed { index: usize },
+
+    /// The device could not provide the memory a proof needs.
+    #[error("{0}")]
+    OutOfDeviceMemory(String),
+
     /// A CUDA call failed.
     #[error("CUDA error in {call}: {message} (code {code})")]
     Cuda {
@@ -80,6 +89,7 @@ pub mod codes {
     pub const GROTH16_C2_ERR_PANIC: i32 = 9;
     pub const GROTH16_C2_ERR_INVALID_PROOF: i32 = 10;
     pub const GROTH16_C2_ERR_CUDA: i32 = 11;
+    pub const GROTH16_C2_ERR_OUT_OF_DEVICE_MEMORY: i32 = 12;
 }
 
 impl Error {
@@ -96,7 +106,8 @@ impl Error {
             Error::UnusableSrs(_) => GROTH16_C2_ERR_UNUSABLE_SRS,
             Error::InvalidHandle(_) => GROTH16_C2_ERR_INVALID_HANDLE,
             Error::Panic(_) => GROTH16_C2_ERR_PANIC,
-            Error::InvalidProof => GROTH16_C2_ERR_INVALID_PROOF,
+            Error::InvalidProof | Error::ProofCheckFailed { .. } => GROTH16_C2_ERR_INVALID_PROOF,
+            Error::OutOfDeviceMemory(_) => GROTH16_C2_ERR_OUT_OF_DEVICE_MEMORY,
             Error::Cuda { .. } => GROTH16_C2_ERR_CUDA,
         }
     }

@@ -12,6 +12,7 @@ pub mod error;
 pub mod ffi;
 pub mod lock;
 pub mod prover;
+pub mod settings;
 pub mod srs;
 #[cfg(feature = "bellpepper")]
 pub mod synthetic;
@@ -47,6 +48,14 @@ pub fn gpu_memory() -> Option<(usize, usize)> {
     }
     #[cfg(not(feature = "cuda"))]
     None
+}
+
+/// Frees the device memory the library holds between proofs (working buffers and resident
+/// SRS copies on every GPU) and its idle page-locked staging buffers, waiting for proofs running
+/// on them. The next proof allocates again.
+pub fn release_gpu_memory() {
+    #[cfg(feature = "cuda")]
+    backend::cuda::device::release_all();
 }
 
 pub(crate) fn backend_name_cstr() -> &'static CStr {

@@ -16,6 +16,11 @@ impl GpuLock {
     pub(crate) fn lock(&self) -> MutexGuard<'_, ()> {
         self.0.lock()
     }
+
+    /// Whether some call holds the lock right now (for tests and diagnostics).
+    pub fn is_held(&self) -> bool {
+        self.0.is_locked()
+    }
 }
 
 /// Devices the library keeps a lock for when the host passes none. The CPU backend has one.

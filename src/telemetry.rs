@@ -1,15 +1,21 @@
-//! Per-call stage timings, named as in Curio's logs so existing tooling keeps reading them.
+//! Per-call stage timings, named as in Curio's logs so existing tooling keeps reading them, the
+//! lock's acquire/release timestamps, and process-wide proof and verification counters.
 
 use std::cell::Cell;
-use std::time::{Duration, Instant};
+use std::ffi::c_void;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-/// Milliseconds spent in each stage of one prove call (all circuits of the batch together).
+use parking_lot::RwLock;
+
+/// Milliseconds spent in each stage of one prove call (all circuits of the batch together),
+/// and when the call started, took and released the GPU lock, and finished.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct ProofTimings {
     /// Classifying scalars into zeros, ones and the tail (the 0/1 split).
     pub split_vectors_ms: f64,
-    /// Building the MSM inputs the backend needs (pointers, canonical scalars).
+    /// Preparing the device's inputs before the lock (copying them into page-locked staging).
     pub prep_msm_ms: f64,
     /// Waiting for the GPU lock.
     pub mutex_wait_ms: f64,
@@ -21,22 +27,35 @@ pub struct ProofTimings {
     pub tail_msm_ms: f64,
     /// Time the lock was held (the device section).
     pub gpu_total_ms: f64,
-    /// The G2 tail MSM of the B query (after the lock).
+    /// The G2 tail MSM of the B query (after the lock, unless it ran on the GPU).
     pub b_g2_msm_ms: f64,
     /// Assembling the proofs from the MSM results.
     pub epilogue_ms: f64,
+    /// Checking the proofs against the verifying key (0 when verification is off).
+    pub verify_ms: f64,
     /// From the start of the call to the last proof.
     pub total_ms: f64,
     /// Circuits in the call.
     pub num_circuits: usize,
+    /// Circuits whose proof was checked before it was returned.
+    pub circuits_verified: usize,
+    /// The first GPU the call ran on (0 for the CPU backend).
+    pub gpu_index: i32,
+    /// Wall-clock timestamps, nanoseconds since the Unix epoch: the call's start, when it took
+    /// and released the GPU lock, and when it finished (0 while still pending).
+    pub start_unix_ns: u64,
+    pub lock_acquired_unix_ns: u64,
+    pub lock_released_unix_ns: u64,
+    pub end_unix_ns: u64,
 }
 
 impl ProofTimings {
     /// Curio's `key=value` log line.
     pub fn log_line(&self) -> String {
         format!(
-            "groth16-c2 circuits={} split_vectors_ms={:.1} prep_msm_ms={:.1} mutex_wait_ms={:.1} ntt_msm_h_ms={:.1} batch_add_ms={:.1} tail_msm_ms={:.1} gpu_total_ms={:.1} b_g2_msm_ms={:.1} epilogue_ms={:.1} total_ms={:.1}",
+            "groth16-c2 circuits={} gpu={} split_vectors_ms={:.1} prep_msm_ms={:.1} mutex_wait_ms={:.1} ntt_msm_h_ms={:.1} batch_add_ms={:.1} tail_msm_ms={:.1} gpu_total_ms={:.1} b_g2_msm_ms={:.1} epilogue_ms={:.1} verify_ms={:.1} total_ms={:.1} verified={} lock_acquired_unix_ns={} lock_released_unix_ns={}",
             self.num_circuits,
+            self.gpu_index,
             self.split_vectors_ms,
             self.prep_msm_ms,
             self.mutex_wait_ms,
@@ -46,7 +65,11 @@ impl ProofTimings {
             self.gpu_total_ms,
             self.b_g2_msm_ms,
             self.epilogue_ms,
-            self.total_ms
+            self.verify_ms,
+            self.total_ms,
+            self.circuits_verified,
+            self.lock_acquired_unix_ns,
+            self.lock_released_unix_ns,
         )
     }
 }
@@ -54,23 +77,105 @@ impl ProofTimings {
 /// When the device lock was taken and released during a call.
 #[derive(Clone, Copy, Debug)]
 pub struct LockSpan {
-    pub acquired: Instant,
-    pub released: Instant,
+    pub acquired: std::time::Instant,
+    pub released: std::time::Instant,
 }
 
 pub(crate) fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
 
+/// Nanoseconds since the Unix epoch (0 if the clock is before it).
+pub(crate) fn unix_ns(t: SystemTime) -> u64 {
+    t.duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+}
+
+/// Process-wide totals since the library was loaded.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ProofCounters {
+    /// Calls that returned proofs.
+    pub calls: u64,
+    /// Circuits proved (proofs returned).
+    pub circuits: u64,
+    /// Proofs checked against the verifying key before they were returned.
+    pub verified: u64,
+    /// Proofs that failed that check (each failed its call with an error; none was returned).
+    pub verify_failures: u64,
+    /// Calls that failed for any reason.
+    pub failed_calls: u64,
+}
+
+static CALLS: AtomicU64 = AtomicU64::new(0);
+static CIRCUITS: AtomicU64 = AtomicU64::new(0);
+static VERIFIED: AtomicU64 = AtomicU64::new(0);
+static VERIFY_FAILURES: AtomicU64 = AtomicU64::new(0);
+static FAILED_CALLS: AtomicU64 = AtomicU64::new(0);
+
+/// The process-wide counters.
+pub fn counters() -> ProofCounters {
+    ProofCounters {
+        calls: CALLS.load(Ordering::Relaxed),
+        circuits: CIRCUITS.load(Ordering::Relaxed),
+        verified: VERIFIED.load(Ordering::Relaxed),
+        verify_failures: VERIFY_FAILURES.load(Ordering::Relaxed),
+        failed_calls: FAILED_CALLS.load(Ordering::Relaxed),
+    }
+}
+
+pub(crate) fn count_verified(ok: u64, failed: u64) {
+    VERIFIED.fetch_add(ok + failed, Ordering::Relaxed);
+    VERIFY_FAILURES.fetch_add(failed, Ordering::Relaxed);
+}
+
+pub(crate) fn count_failed_call() {
+    FAILED_CALLS.fetch_add(1, Ordering::Relaxed);
+}
+
+/// A host's function called with every finished call's timings (on the finalizing thread).
+pub type TimingsCallback = unsafe extern "C" fn(timings: *const ProofTimings, user: *mut c_void);
+
+#[derive(Clone, Copy)]
+struct Callback {
+    f: TimingsCallback,
+    user: usize,
+}
+
+static CALLBACK: RwLock<Option<Callback>> = RwLock::new(None);
+
+/// Registers (or with `None` removes) the function called with each finished call's timings.
+pub fn set_callback(f: Option<TimingsCallback>, user: *mut c_void) {
+    *CALLBACK.write() = f.map(|f| Callback {
+        f,
+        user: user as usize,
+    });
+}
+
 thread_local! {
     static LAST: Cell<Option<ProofTimings>> = const { Cell::new(None) };
 }
 
-/// Records the timings of a call that finished on this thread, and logs them when
-/// `GROTH16_C2_LOG_TIMINGS=1`.
+/// Whether each finished call is logged as one `key=value` line on stderr
+/// (`GROTH16_C2_LOG_TIMINGS=1`).
+fn log_enabled() -> bool {
+    static ON: once_cell::sync::Lazy<bool> = once_cell::sync::Lazy::new(|| {
+        std::env::var("GROTH16_C2_LOG_TIMINGS").as_deref() == Ok("1")
+    });
+    *ON
+}
+
+/// Records the timings of a call that finished on this thread: counters, the thread's last
+/// timings, the host's callback and the log line.
 pub(crate) fn record(t: ProofTimings) {
+    CALLS.fetch_add(1, Ordering::Relaxed);
+    CIRCUITS.fetch_add(t.num_circuits as u64, Ordering::Relaxed);
     LAST.with(|c| c.set(Some(t)));
-    if std::env::var("GROTH16_C2_LOG_TIMINGS").as_deref() == Ok("1") {
+    if let Some(cb) = *CALLBACK.read() {
+        // SAFETY: the host registered this function for exactly this call.
+        unsafe { (cb.f)(&t, cb.user as *mut c_void) };
+    }
+    if log_enabled() {
         eprintln!("{}", t.log_line());
     }
 }

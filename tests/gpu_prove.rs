@@ -59,6 +59,7 @@ fn prove_on(
         lock: None,
         gpu_index,
         backend: Some(backend),
+        ..Default::default()
     };
     groth16_c2::start(srs, &w, r, s, options)
         .and_then(|p| p.finalize())

@@ -33,6 +33,12 @@ pub struct DeviceResults {
     pub b_g2_tail_done: bool,
 }
 
+/// One circuit's host preparation, made before the lock (see [`Backend::prepare_host`]).
+pub type CircuitPrep = Box<dyn std::any::Any + Send + Sync>;
+
+/// A batch's host preparation: one entry per circuit, or none when the backend needs none.
+pub type HostPrep = Vec<CircuitPrep>;
+
 /// The heavy operations of one proof.
 pub trait Backend: Send + Sync {
     /// Short name for logs and reports ("cpu", "cuda").
@@ -43,18 +49,46 @@ pub trait Backend: Send + Sync {
         1
     }
 
+    /// Host-side preparation of a batch before the lock is taken (a GPU backend stages the
+    /// inputs it will upload in page-locked memory). Entry `i` goes to circuit `i`'s device
+    /// section; all are dropped after the lock is released and before `start` returns.
+    /// `devices[i]` is circuit `i`'s device.
+    fn prepare_host(
+        &self,
+        witnesses: &[Witness],
+        splits: &[CircuitSplit],
+        devices: &[usize],
+    ) -> Result<HostPrep> {
+        let _ = (witnesses, splits, devices);
+        Ok(Vec::new())
+    }
+
     /// Everything one circuit needs from the device, on `device`; adds its stage times to
     /// `timings`. The default composes the operations below and leaves the G2 tail MSM to
     /// `finalize`; a GPU backend overrides it to keep every input on the device.
+    #[allow(clippy::too_many_arguments)]
     fn device_section(
         &self,
         device: usize,
         srs: &Srs,
         w: &Witness,
         split: &CircuitSplit,
+        prep: Option<&CircuitPrep>,
         timings: &mut ProofTimings,
     ) -> Result<DeviceResults> {
-        let _ = device;
+        let _ = (device, prep);
+        // The CPU's "device" is the prover's thread pool.
+        crate::settings::pool().install(|| self.compose_section(srs, w, split, timings))
+    }
+
+    /// The device section composed from the operations below.
+    fn compose_section(
+        &self,
+        srs: &Srs,
+        w: &Witness,
+        split: &CircuitSplit,
+        timings: &mut ProofTimings,
+    ) -> Result<DeviceResults> {
         let t = Instant::now();
         let h = self.h_msm(&srs.h, w.a, w.b, w.c)?;
         timings.ntt_msm_h_ms += ms(t.elapsed());

@@ -5,9 +5,10 @@
 
 mod error;
 mod lock;
-mod panic;
+pub(crate) mod panic;
 mod pending;
 mod prove;
+mod settings;
 mod srs;
 mod util;
 
@@ -18,6 +19,11 @@ pub use pending::live_pending_handles;
 pub use prove::{
     destroy_pending_proof, finalize_groth16_proof_c, finalize_groth16_proof_timed_c,
     generate_groth16_proofs_c, generate_groth16_proofs_start_c, groth16_pending_timings,
+};
+pub use settings::{
+    groth16_c2_counters, groth16_c2_release_gpu_memory, groth16_c2_set_g2_tail_on_gpu,
+    groth16_c2_set_thread_pool_size, groth16_c2_set_timings_callback, groth16_c2_set_verify_proofs,
+    groth16_c2_thread_pool_size,
 };
 pub use srs::{clone_SRS, create_SRS, drop_SRS, evict_SRS, SrsHandle};
 pub use util::{

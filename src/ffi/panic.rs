@@ -5,7 +5,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use super::CError;
 use crate::error::{Error, Result};
 
-fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
+/// The text of a caught panic.
+pub(crate) fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
     if let Some(s) = payload.downcast_ref::<&str>() {
         (*s).to_string()
     } else if let Some(s) = payload.downcast_ref::<String>() {

@@ -8,18 +8,21 @@
 mod epilogue;
 pub mod split;
 
-use std::time::Instant;
+use std::sync::mpsc;
+use std::time::{Instant, SystemTime};
 
 use blst::blst_scalar;
 use blstrs::{G1Affine, G2Affine, G2Projective, Scalar};
 use group::prime::PrimeCurveAffine;
 
 use crate::assignment::Witness;
-use crate::backend::{default_backend, Backend, DeviceResults};
+use crate::backend::cpu::CpuBackend;
+use crate::backend::{default_backend, Backend, DeviceResults, HostPrep};
 use crate::error::{Error, Result};
 use crate::lock::{library_lock, GpuLock};
+use crate::settings;
 use crate::srs::Srs;
-use crate::telemetry::{self, ms, LockSpan, ProofTimings};
+use crate::telemetry::{self, ms, unix_ns, LockSpan, ProofTimings};
 use split::{split_circuit, CircuitSplit};
 
 /// A Groth16 proof, laid out as supraseal-c2's `groth16_proof` (384 bytes).
@@ -41,6 +44,9 @@ pub struct ProveOptions<'l> {
     pub gpu_index: i32,
     /// The backend; `None` is the process default ([`default_backend`]).
     pub backend: Option<&'static dyn Backend>,
+    /// Check each proof with the verifying key before returning it; `None` follows
+    /// [`settings::verify_proofs`](crate::settings::verify_proofs) (on by default).
+    pub verify: Option<bool>,
 }
 
 impl std::fmt::Debug for ProveOptions<'_> {
@@ -49,6 +55,7 @@ impl std::fmt::Debug for ProveOptions<'_> {
             .field("lock", &self.lock)
             .field("gpu_index", &self.gpu_index)
             .field("backend", &self.backend.map(|b| b.name()))
+            .field("verify", &self.verify)
             .finish()
     }
 }
@@ -57,17 +64,21 @@ impl std::fmt::Debug for ProveOptions<'_> {
 #[derive(Debug)]
 struct CircuitTail {
     device: DeviceResults,
-    b_g2_tail_points: Vec<u32>,
-    b_g2_tail_scalars: Vec<blst_scalar>,
+    /// Public inputs without the constant ONE, for the check before the proof is returned.
+    public_inputs: Vec<Scalar>,
     r: Scalar,
     s: Scalar,
 }
 
+/// The G2 tail MSMs of a batch, running on the prover's pool after the lock was released.
+type G2Tails = mpsc::Receiver<Result<(Vec<Option<G2Projective>>, f64)>>;
+
 /// Proofs whose device section is done; owns everything needed to finish them.
 pub struct PendingProofs {
-    backend: &'static dyn Backend,
     srs: Srs,
     circuits: Vec<CircuitTail>,
+    g2_tails: Option<G2Tails>,
+    verify: bool,
     timings: ProofTimings,
     lock_span: LockSpan,
     started: Instant,
@@ -83,7 +94,10 @@ pub fn prove(
     start(srs, witnesses, r_s, s_s, ProveOptions::default())?.finalize()
 }
 
-/// Runs a batch up to the end of its device section.
+/// Runs a batch up to the release of the GPU lock: the 0/1 split and the backend's host
+/// preparation before the lock, only the device section under it. The G2 tail MSMs that the
+/// device left to the CPU start on the prover's pool as the lock is released; `finalize` joins
+/// them.
 pub fn start(
     srs: &Srs,
     witnesses: &[Witness],
@@ -91,60 +105,128 @@ pub fn start(
     s_s: &[Scalar],
     options: ProveOptions,
 ) -> Result<PendingProofs> {
+    let result = start_batch(srs, witnesses, r_s, s_s, options);
+    if result.is_err() {
+        telemetry::count_failed_call();
+    }
+    result
+}
+
+fn start_batch(
+    srs: &Srs,
+    witnesses: &[Witness],
+    r_s: &[Scalar],
+    s_s: &[Scalar],
+    options: ProveOptions,
+) -> Result<PendingProofs> {
     let started = Instant::now();
+    let start_unix_ns = unix_ns(SystemTime::now());
     let backend = options.backend.unwrap_or_else(default_backend);
+    let pool = settings::pool();
     check_request(srs, witnesses, r_s, s_s, options)?;
+    let devices = plan_devices(backend, witnesses.len(), options.gpu_index)?;
     let mut timings = ProofTimings {
         num_circuits: witnesses.len(),
+        gpu_index: devices[0] as i32,
+        start_unix_ns,
         ..ProofTimings::default()
     };
 
+    // CPU preparation, before the lock.
     let t = Instant::now();
-    let splits: Vec<CircuitSplit> = witnesses.iter().map(split_circuit).collect();
+    let splits: Vec<CircuitSplit> = pool.install(|| witnesses.iter().map(split_circuit).collect());
     timings.split_vectors_ms = ms(t.elapsed());
+    let t = Instant::now();
+    let host_prep = backend.prepare_host(witnesses, &splits, &devices)?;
+    timings.prep_msm_ms = ms(t.elapsed());
 
-    let devices = plan_devices(backend, witnesses.len(), options.gpu_index)?;
+    // The device section, under the lock. The lock is taken on this (host) thread and never
+    // inside a pool task, so work stealing cannot nest one worker's wait inside another's hold.
     let lock = options.lock.unwrap_or_else(|| library_lock(devices[0]));
     let t = Instant::now();
     let guard = lock.lock();
     let acquired = Instant::now();
+    timings.lock_acquired_unix_ns = unix_ns(SystemTime::now());
     timings.mutex_wait_ms = ms(acquired - t);
-    let device = device_section(backend, srs, witnesses, &splits, &devices, &mut timings);
+    let device = device_section(
+        backend,
+        srs,
+        witnesses,
+        &splits,
+        &host_prep,
+        &devices,
+        &mut timings,
+    );
     // Stamped before the unlock: a waiting worker may take the lock (and stamp its
     // `acquired`) the moment it is released, and the spans must not overlap.
+    timings.lock_released_unix_ns = unix_ns(SystemTime::now());
     let released = Instant::now();
     drop(guard);
+    // Staging buffers go back to their pool after the lock.
+    drop(host_prep);
     timings.gpu_total_ms = ms(released - acquired);
     let device = device?;
 
+    let g2_tails = spawn_g2_tails(&pool, srs, &device, splits);
     let circuits = device
         .into_iter()
-        .zip(splits)
+        .zip(witnesses)
         .zip(r_s.iter().zip(s_s))
-        .map(|((device, split), (&r, &s))| {
-            // Keep the G2 tail only if the device section left it to finalize.
-            let (b_g2_tail_points, b_g2_tail_scalars) = if device.b_g2_tail_done {
-                (Vec::new(), Vec::new())
-            } else {
-                (split.b.tail_points, split.b.tail_scalars)
-            };
-            CircuitTail {
-                device,
-                b_g2_tail_points,
-                b_g2_tail_scalars,
-                r,
-                s,
-            }
+        .map(|((device, w), (&r, &s))| CircuitTail {
+            device,
+            public_inputs: w.inputs.get(1..).unwrap_or_default().to_vec(),
+            r,
+            s,
         })
         .collect();
     Ok(PendingProofs {
-        backend,
         srs: srs.clone(),
         circuits,
+        g2_tails,
+        verify: options.verify.unwrap_or_else(settings::verify_proofs),
         timings,
         lock_span: LockSpan { acquired, released },
         started,
     })
+}
+
+/// Starts the G2 tail MSMs the device section left to the CPU (none when it ran them).
+fn spawn_g2_tails(
+    pool: &rayon::ThreadPool,
+    srs: &Srs,
+    device: &[DeviceResults],
+    splits: Vec<CircuitSplit>,
+) -> Option<G2Tails> {
+    if device.iter().all(|d| d.b_g2_tail_done) {
+        return None;
+    }
+    let work: Vec<Option<(Vec<u32>, Vec<blst_scalar>)>> = device
+        .iter()
+        .zip(splits)
+        .map(|(d, split)| {
+            (!d.b_g2_tail_done).then_some((split.b.tail_points, split.b.tail_scalars))
+        })
+        .collect();
+    let srs = srs.clone();
+    let (send, receive) = mpsc::sync_channel(1);
+    pool.spawn(move || {
+        let t = Instant::now();
+        let run = || -> Result<Vec<Option<G2Projective>>> {
+            work.iter()
+                .map(|w| {
+                    w.as_ref()
+                        .map(|(points, scalars)| CpuBackend.g2_msm(&srs.b_g2, points, scalars))
+                        .transpose()
+                })
+                .collect()
+        };
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(run))
+            .unwrap_or_else(|p| Err(Error::Panic(crate::ffi::panic::panic_message(p))))
+            .map(|tails| (tails, ms(t.elapsed())));
+        // The receiver is gone when the host destroyed the pending proof: nothing to deliver.
+        let _ = send.send(result);
+    });
+    Some(receive)
 }
 
 fn check_request(
@@ -210,11 +292,13 @@ type IndexedResults = Vec<(usize, DeviceResults)>;
 
 /// Everything that runs under the device lock: each device proves its circuits in order, and
 /// several devices run at once (one host thread each).
+#[allow(clippy::too_many_arguments)]
 fn device_section(
     backend: &dyn Backend,
     srs: &Srs,
     witnesses: &[Witness],
     splits: &[CircuitSplit],
+    host_prep: &HostPrep,
     devices: &[usize],
     timings: &mut ProofTimings,
 ) -> Result<Vec<DeviceResults>> {
@@ -226,7 +310,11 @@ fn device_section(
             let mut out = Vec::new();
             for (i, (w, split)) in witnesses.iter().zip(splits).enumerate() {
                 if devices[i] == device {
-                    out.push((i, backend.device_section(device, srs, w, split, timings)?));
+                    let prep = host_prep.get(i);
+                    out.push((
+                        i,
+                        backend.device_section(device, srs, w, split, prep, timings)?,
+                    ));
                 }
             }
             Ok(out)
@@ -273,7 +361,6 @@ fn device_section(
 impl std::fmt::Debug for PendingProofs {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PendingProofs")
-            .field("backend", &self.backend.name())
             .field("circuits", &self.circuits.len())
             .field("timings", &self.timings)
             .finish_non_exhaustive()
@@ -281,40 +368,39 @@ impl std::fmt::Debug for PendingProofs {
 }
 
 impl PendingProofs {
-    /// Runs the G2 tail MSMs and the epilogue.
+    /// Joins the G2 tail MSMs, assembles the proofs and (unless turned off) checks each one.
     pub fn finalize(self) -> Result<Vec<Proof>> {
         self.finalize_timed().map(|(proofs, _)| proofs)
     }
 
     /// As [`finalize`](Self::finalize), also returning the call's complete stage timings.
     pub fn finalize_timed(self) -> Result<(Vec<Proof>, ProofTimings)> {
-        let backend = self.backend;
-        let mut timings = self.timings;
-        let t = Instant::now();
-        let mut tails_here = false;
-        let b_g2: Vec<G2Projective> = self
-            .circuits
-            .iter()
-            .map(|c| {
-                if c.device.b_g2_tail_done {
-                    return Ok(c.device.b_g2);
-                }
-                tails_here = true;
-                let tail =
-                    backend.g2_msm(&self.srs.b_g2, &c.b_g2_tail_points, &c.b_g2_tail_scalars)?;
-                Ok(c.device.b_g2 + tail)
-            })
-            .collect::<Result<_>>()?;
-        if tails_here {
-            timings.b_g2_msm_ms = ms(t.elapsed());
+        let result = self.finish();
+        if result.is_err() {
+            telemetry::count_failed_call();
         }
+        result
+    }
+
+    fn finish(self) -> Result<(Vec<Proof>, ProofTimings)> {
+        let mut timings = self.timings;
+        let tails = match &self.g2_tails {
+            Some(receive) => {
+                let (tails, tail_ms) = receive.recv().map_err(|_| {
+                    Error::Panic("the G2 tail MSM task ended without a result".into())
+                })??;
+                timings.b_g2_msm_ms += tail_ms;
+                tails
+            }
+            None => vec![None; self.circuits.len()],
+        };
 
         let t = Instant::now();
-        let proofs = self
+        let proofs: Vec<Proof> = self
             .circuits
             .iter()
-            .zip(b_g2)
-            .map(|(c, b_g2)| {
+            .zip(tails)
+            .map(|(c, tail)| {
                 epilogue::assemble(
                     &self.srs.vk,
                     &epilogue::Answers {
@@ -322,7 +408,7 @@ impl PendingProofs {
                         l: c.device.l,
                         a: c.device.a,
                         b_g1: c.device.b_g1,
-                        b_g2,
+                        b_g2: tail.map_or(c.device.b_g2, |tail| c.device.b_g2 + tail),
                     },
                     c.r,
                     c.s,
@@ -330,9 +416,38 @@ impl PendingProofs {
             })
             .collect();
         timings.epilogue_ms = ms(t.elapsed());
+
+        if self.verify {
+            let t = Instant::now();
+            self.check_proofs(&proofs)?;
+            timings.verify_ms = ms(t.elapsed());
+            timings.circuits_verified = proofs.len();
+        }
         timings.total_ms = ms(self.started.elapsed());
+        timings.end_unix_ns = unix_ns(SystemTime::now());
         telemetry::record(timings);
         Ok((proofs, timings))
+    }
+
+    /// Fails the call, naming the first bad circuit, if any proof does not verify.
+    fn check_proofs(&self, proofs: &[Proof]) -> Result<()> {
+        let (vk, circuits) = (&self.srs.vk, &self.circuits);
+        let verdicts: Vec<Result<bool>> = settings::pool().install(|| {
+            use rayon::prelude::*;
+            proofs
+                .par_iter()
+                .zip(circuits)
+                .map(|(p, c)| crate::verify::verify(vk, p, &c.public_inputs))
+                .collect()
+        });
+        let failed = verdicts.iter().filter(|v| !matches!(v, Ok(true))).count();
+        telemetry::count_verified((proofs.len() - failed) as u64, failed as u64);
+        for (index, verdict) in verdicts.into_iter().enumerate() {
+            if !verdict? {
+                return Err(Error::ProofCheckFailed { index });
+            }
+        }
+        Ok(())
     }
 
     /// Stage timings so far (`b_g2_msm_ms`, `epilogue_ms` and `total_ms` are filled by finalize).

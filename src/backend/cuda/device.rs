@@ -4,6 +4,7 @@
 //! implies) on its hot path.
 
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 use blstrs::Scalar;
 use once_cell::sync::OnceCell;
@@ -11,8 +12,8 @@ use parking_lot::{Mutex, MutexGuard};
 
 use super::kernels::NttTable;
 use super::resident::DeviceSrs;
-use super::runtime::{device_count, set_device, DeviceBuffer, Stream};
-use crate::error::Result;
+use super::runtime::{device_count, memory_info, set_device, DeviceBuffer, Stream};
+use crate::error::{Error, Result};
 
 pub struct DeviceState {
     pub index: usize,
@@ -89,11 +90,101 @@ impl DeviceState {
         Ok(())
     }
 
+    /// Device bytes held by the reusable working buffers (not the SRS).
+    pub fn buffer_bytes(&self) -> usize {
+        let s = &self.scratch;
+        let opt = |b: &Option<DeviceBuffer<u8>>| b.as_ref().map_or(0, DeviceBuffer::bytes);
+        self.abc.iter().map(DeviceBuffer::bytes).sum::<usize>()
+            + opt(&s.workspace)
+            + opt(&s.results)
+            + s.bitmaps
+                .iter()
+                .flatten()
+                .map(DeviceBuffer::bytes)
+                .sum::<usize>()
+            + s.tail_index
+                .iter()
+                .flatten()
+                .map(DeviceBuffer::bytes)
+                .sum::<usize>()
+            + s.tail_scalars
+                .iter()
+                .flatten()
+                .map(DeviceBuffer::bytes)
+                .sum::<usize>()
+    }
+
     /// Frees every buffer that the next proof can rebuild (after an allocation failure, so a
     /// retry starts from an empty device rather than a fragmented one).
     pub fn release_buffers(&mut self) {
         self.abc.clear();
         self.scratch = Scratch::default();
+    }
+}
+
+/// Free VRAM kept beyond a proof's estimated allocations (the NTT table, allocator slack).
+const HEADROOM_BYTES: usize = 512 << 20;
+
+/// How long a proof waits for device memory before failing (`GROTH16_C2_VRAM_WAIT_S`).
+fn memory_wait_limit() -> Duration {
+    let secs = std::env::var("GROTH16_C2_VRAM_WAIT_S")
+        .ok()
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s >= 0.0)
+        .unwrap_or(600.0);
+    Duration::from_secs_f64(secs)
+}
+
+/// Waits until the current device can hold `more` bytes beyond what this process already has
+/// there: another process (or another library in this one) may be using VRAM for a while, and
+/// waiting for it costs less than failing a proof. A request that can never fit fails at once.
+pub fn wait_for_memory(more: usize) -> Result<()> {
+    if more == 0 {
+        return Ok(());
+    }
+    let (mut free, total) = memory_info()?;
+    let need = more + HEADROOM_BYTES;
+    if need > total {
+        return Err(Error::OutOfDeviceMemory(format!(
+            "a proof needs {:.1} GiB more device memory than the GPU's {:.1} GiB allow",
+            gib(need),
+            gib(total)
+        )));
+    }
+    let limit = memory_wait_limit();
+    let since = Instant::now();
+    while free < need {
+        if since.elapsed() >= limit {
+            return Err(Error::OutOfDeviceMemory(format!(
+                "waited {:.0} s for {:.1} GiB of device memory; {:.1} GiB of {:.1} GiB are free \
+                 (raise GROTH16_C2_VRAM_WAIT_S to wait longer)",
+                limit.as_secs_f64(),
+                gib(need),
+                gib(free),
+                gib(total)
+            )));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+        free = memory_info()?.0;
+    }
+    Ok(())
+}
+
+fn gib(bytes: usize) -> f64 {
+    bytes as f64 / (1u64 << 30) as f64
+}
+
+/// Drops every device's buffers and resident SRS (waiting for proofs running on them), so the
+/// process's device memory goes back to what it was before the first proof.
+pub fn release_all() {
+    super::staging::release_free();
+    if let Some(devices) = DEVICES.get() {
+        for (index, slot) in devices.iter().enumerate() {
+            let mut state = slot.lock();
+            if state.is_some() && set_device(index).is_ok() {
+                *state = None;
+            }
+        }
     }
 }
 

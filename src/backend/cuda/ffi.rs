@@ -14,7 +14,10 @@ pub const MEMCPY_HOST_TO_DEVICE: c_int = 1;
 pub const MEMCPY_DEVICE_TO_HOST: c_int = 2;
 pub const STREAM_NON_BLOCKING: c_uint = 1;
 pub const EVENT_DISABLE_TIMING: c_uint = 2;
-pub const HOST_REGISTER_DEFAULT: c_uint = 0;
+/// Pinned for every device's context, not only the current one.
+pub const HOST_REGISTER_PORTABLE: c_uint = 1;
+/// Page-locked for every device's context.
+pub const HOST_ALLOC_PORTABLE: c_uint = 1;
 
 extern "C" {
     pub fn cudaGetDeviceCount(count: *mut c_int) -> CudaError;
@@ -46,6 +49,8 @@ extern "C" {
     pub fn cudaEventRecord(event: Event, stream: Stream) -> CudaError;
     pub fn cudaHostRegister(ptr: *mut c_void, size: usize, flags: c_uint) -> CudaError;
     pub fn cudaHostUnregister(ptr: *mut c_void) -> CudaError;
+    pub fn cudaHostAlloc(ptr: *mut *mut c_void, size: usize, flags: c_uint) -> CudaError;
+    pub fn cudaFreeHost(ptr: *mut c_void) -> CudaError;
     pub fn cudaEventSynchronize(event: Event) -> CudaError;
     pub fn cudaEventElapsedTime(ms: *mut f32, start: Event, end: Event) -> CudaError;
 }

@@ -16,16 +16,18 @@ pub mod points;
 pub mod resident;
 pub mod runtime;
 pub mod section;
+pub mod staging;
 
 use blst::blst_scalar;
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
 
-use super::{Backend, DeviceResults};
+use super::{Backend, CircuitPrep, DeviceResults, HostPrep};
 use crate::assignment::Witness;
 use crate::error::Result;
 use crate::prover::split::{CircuitSplit, OnesBitmap};
 use crate::srs::Srs;
 use crate::telemetry::ProofTimings;
+use staging::Staged;
 
 /// Everything on the GPU but the 0/1 split and the epilogue.
 pub struct CudaBackend;
@@ -39,17 +41,37 @@ impl Backend for CudaBackend {
         runtime::device_count()
     }
 
+    fn prepare_host(
+        &self,
+        witnesses: &[Witness],
+        splits: &[CircuitSplit],
+        devices: &[usize],
+    ) -> Result<HostPrep> {
+        let _ = devices; // staging memory is pinned for every device
+        witnesses
+            .iter()
+            .zip(splits)
+            .map(|(w, split)| match Staged::new(w, split) {
+                Ok(staged) => Ok(Box::new(staged) as CircuitPrep),
+                // Out of page-locked memory: upload from the host's own (pageable) buffers.
+                Err(_) => Ok(Box::new(()) as CircuitPrep),
+            })
+            .collect()
+    }
+
     fn device_section(
         &self,
         device: usize,
         srs: &Srs,
         w: &Witness,
         split: &CircuitSplit,
+        prep: Option<&CircuitPrep>,
         timings: &mut ProofTimings,
     ) -> Result<DeviceResults> {
+        let staged = prep.and_then(|p| p.downcast_ref::<Staged>());
         let mut guard = device::lock_device(device)?;
         let state = guard.as_mut().expect("lock_device creates the state");
-        section::prove_circuit(state, srs, w, split, timings)
+        section::prove_circuit(state, srs, w, split, staged, timings)
     }
 
     fn h_msm(

@@ -203,6 +203,11 @@ impl<T: Copy> DeviceBuffer<T> {
         self.len
     }
 
+    /// Device bytes it holds.
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
@@ -313,7 +318,11 @@ impl PinnedRegion {
         }
         // SAFETY: registering a valid host range; we unregister it on drop.
         let code = unsafe {
-            ffi::cudaHostRegister(ptr, std::mem::size_of_val(data), ffi::HOST_REGISTER_DEFAULT)
+            ffi::cudaHostRegister(
+                ptr,
+                std::mem::size_of_val(data),
+                ffi::HOST_REGISTER_PORTABLE,
+            )
         };
         if code == ffi::ERROR_HOST_MEMORY_ALREADY_REGISTERED {
             // SAFETY: clears the error we just handled.

@@ -6,14 +6,16 @@
 use std::ffi::c_void;
 use std::mem::size_of;
 
-use blstrs::{G1Projective, G2Projective};
+use blst::blst_scalar;
+use blstrs::{G1Projective, G2Projective, Scalar};
 
 use super::device::{grow, DeviceState};
 use super::h;
 use super::kernels::{self, Curve, MsmArgs};
 use super::points::{scalar_bytes, G1Xyzz, G2Xyzz};
 use super::resident::{self, DeviceSrs};
-use super::runtime::{Event, PinnedRegion};
+use super::runtime::Event;
+use super::staging::Staged;
 use crate::assignment::Witness;
 use crate::backend::DeviceResults;
 use crate::error::Result;
@@ -32,9 +34,11 @@ pub fn prove_circuit(
     srs: &Srs,
     w: &Witness,
     split: &CircuitSplit,
+    staged: Option<&Staged>,
     timings: &mut ProofTimings,
 ) -> Result<DeviceResults> {
-    let result = run(state, srs, w, split, timings);
+    let inputs = Inputs::new(w, split, staged);
+    let result = run(state, srs, split, &inputs, timings);
     if result.is_ok() {
         super::device::count_circuit(state.index);
     } else {
@@ -44,16 +48,41 @@ pub fn prove_circuit(
     result
 }
 
+/// Where the uploads read from: the staging buffer, or the host's own memory without one.
+struct Inputs<'a> {
+    abc: [&'a [Scalar]; 3],
+    /// Per query (L, A, B): ones bitmap words, tail indices, canonical tail scalars.
+    queries: [(&'a [u64], &'a [u32], &'a [blst_scalar]); 3],
+}
+
+impl<'a> Inputs<'a> {
+    fn new(w: &'a Witness, split: &'a CircuitSplit, staged: Option<&'a Staged>) -> Inputs<'a> {
+        match staged {
+            Some(s) => Inputs {
+                abc: s.abc(),
+                queries: [0, 1, 2].map(|i| s.query(i)),
+            },
+            None => Inputs {
+                abc: [w.a, w.b, w.c],
+                queries: [&split.l, &split.a, &split.b]
+                    .map(|q| (&q.ones.words[..], &q.tail_points[..], &q.tail_scalars[..])),
+            },
+        }
+    }
+}
+
 fn run(
     state: &mut DeviceState,
     srs: &Srs,
-    w: &Witness,
     split: &CircuitSplit,
+    inputs: &Inputs,
     timings: &mut ProofTimings,
 ) -> Result<DeviceResults> {
     let n = srs.h.len() + 1;
     let queries: [&QuerySplit; 3] = [&split.l, &split.a, &split.b];
-    let ws_bytes = workspace_bytes(n, split, srs);
+    // The G2 tail MSM runs here unless the host moved it to the CPU (after the lock).
+    let g2_tail_here = crate::settings::g2_tail_on_gpu();
+    let ws_bytes = workspace_bytes(n, split, srs, g2_tail_here);
 
     // The SRS on the device: the resident copy, a new resident copy, or one for this proof only.
     if state.srs.as_ref().is_some_and(|d| d.is_orphaned()) {
@@ -61,11 +90,21 @@ fn run(
     }
     let srs_ready = Event::new()?;
     let mut this_proof_only = None;
-    if !state.srs.as_ref().is_some_and(|d| d.is_for(srs)) {
-        let working = 3 * n * 32 + ws_bytes + staging_bytes(split);
-        let replaced = state.srs.as_ref().map_or(0, DeviceSrs::bytes);
-        if resident::should_keep(srs, working, replaced)? {
-            state.srs = None;
+    let working = 3 * n * 32 + ws_bytes + staging_bytes(split) + RESULT_BYTES;
+    let srs_here = state.srs.as_ref().is_some_and(|d| d.is_for(srs));
+    if !srs_here {
+        // Another SRS's resident copy goes first: two would rarely fit side by side.
+        state.srs = None;
+    }
+    // The VRAM budget: wait until the device can take what this proof adds to what it holds.
+    let adds = if srs_here {
+        0
+    } else {
+        resident::srs_bytes(srs)
+    } + working;
+    super::device::wait_for_memory(adds.saturating_sub(state.buffer_bytes()))?;
+    if !srs_here {
+        if resident::should_keep(srs, working, 0)? {
             state.srs = Some(DeviceSrs::upload(srs, &state.copy, &srs_ready)?);
         } else {
             resident::pin_host(srs)?;
@@ -92,31 +131,19 @@ fn run(
         None => resident_srs.as_ref().expect("made resident above"),
     };
 
-    // Host inputs pinned for the copies (released when this function returns, after the sync).
-    let mut pins = Vec::with_capacity(12);
-    for v in [w.a, w.b, w.c] {
-        pins.push(PinnedRegion::new(v)?);
-    }
-    for q in queries {
-        pins.push(PinnedRegion::new(&q.ones.words)?);
-        pins.push(PinnedRegion::new(&q.tail_points)?);
-        pins.push(PinnedRegion::new(&q.tail_scalars)?);
-    }
-
     // Uploads, in the order the compute stream needs them.
     let arrived = [Event::new()?, Event::new()?, Event::new()?];
     if n > 1 {
-        for ((buf, src), ev) in abc.iter_mut().zip([w.a, w.b, w.c]).zip(&arrived) {
+        for ((buf, src), ev) in abc.iter_mut().zip(inputs.abc).zip(&arrived) {
             buf.upload_async(src, copy)?;
             ev.record(copy)?;
         }
     }
-    for (i, q) in queries.iter().enumerate() {
-        grow(&mut scratch.bitmaps[i], q.ones.words.len())?.upload_async(&q.ones.words, copy)?;
-        grow(&mut scratch.tail_index[i], q.tail_points.len())?
-            .upload_async(&q.tail_points, copy)?;
-        grow(&mut scratch.tail_scalars[i], q.tail_scalars.len())?
-            .upload_async(scalar_bytes(&q.tail_scalars), copy)?;
+    for (i, &(words, tail_points, tail_scalars)) in inputs.queries.iter().enumerate() {
+        grow(&mut scratch.bitmaps[i], words.len())?.upload_async(words, copy)?;
+        grow(&mut scratch.tail_index[i], tail_points.len())?.upload_async(tail_points, copy)?;
+        grow(&mut scratch.tail_scalars[i], tail_scalars.len())?
+            .upload_async(scalar_bytes(tail_scalars), copy)?;
     }
     let staged = Event::new()?;
     staged.record(copy)?;
@@ -150,7 +177,7 @@ fn run(
             compute,
             table.as_ref().expect("prepare builds it"),
             abc,
-            [w.a.len(), w.b.len(), w.c.len()],
+            inputs.abc.map(<[Scalar]>::len),
             n,
             Some(&arrived),
         )?;
@@ -225,18 +252,20 @@ fn run(
         unsafe { kernels::msm(&args, compute)? };
     }
     marks[3].record(compute)?;
-    args = tail_args(
-        Curve::G2,
-        dsrs.b_g2.as_ptr(),
-        dsrs.b_g2.len(),
-        scratch,
-        2,
-        &split.b,
-        &args,
-        slot(G1_SLOTS + 1),
-    );
-    // SAFETY: as above.
-    unsafe { kernels::msm(&args, compute)? };
+    if g2_tail_here {
+        args = tail_args(
+            Curve::G2,
+            dsrs.b_g2.as_ptr(),
+            dsrs.b_g2.len(),
+            scratch,
+            2,
+            &split.b,
+            &args,
+            slot(G1_SLOTS + 1),
+        );
+        // SAFETY: as above.
+        unsafe { kernels::msm(&args, compute)? };
+    }
     marks[4].record(compute)?;
 
     let mut host = vec![0u8; RESULT_BYTES];
@@ -246,13 +275,14 @@ fn run(
         .expect("grown above")
         .download_async(&mut host[..], compute)?;
     compute.synchronize()?;
-    drop(pins);
     drop(this_proof_only);
 
     timings.ntt_msm_h_ms += marks[1].elapsed_ms(&marks[0])?;
     timings.batch_add_ms += marks[2].elapsed_ms(&marks[1])?;
     timings.tail_msm_ms += marks[3].elapsed_ms(&marks[2])?;
-    timings.b_g2_msm_ms += marks[4].elapsed_ms(&marks[3])?;
+    if g2_tail_here {
+        timings.b_g2_msm_ms += marks[4].elapsed_ms(&marks[3])?;
+    }
 
     let g1 = |i: usize| -> G1Projective {
         // SAFETY: the buffer holds RESULT_BYTES written by the kernels; read unaligned.
@@ -270,8 +300,8 @@ fn run(
         l: g1(1) + g1(4),
         a: g1(2) + g1(5),
         b_g1: g1(3) + g1(6),
-        b_g2: g2(0) + g2(1),
-        b_g2_tail_done: true,
+        b_g2: if g2_tail_here { g2(0) + g2(1) } else { g2(0) },
+        b_g2_tail_done: g2_tail_here,
     })
 }
 
@@ -306,7 +336,7 @@ fn tail_args(
 }
 
 /// One workspace serves every MSM and batch addition of the proof (they run one after another).
-fn workspace_bytes(n: usize, split: &CircuitSplit, srs: &Srs) -> usize {
+fn workspace_bytes(n: usize, split: &CircuitSplit, srs: &Srs, g2_tail: bool) -> usize {
     let mut bytes = kernels::msm_workspace_size(Curve::G1, n - 1);
     for q in [&split.l, &split.a, &split.b] {
         bytes = bytes
@@ -314,10 +344,11 @@ fn workspace_bytes(n: usize, split: &CircuitSplit, srs: &Srs) -> usize {
             .max(kernels::batch_add_workspace_size(Curve::G1, q.ones.len));
     }
     bytes
-        .max(kernels::msm_workspace_size(
-            Curve::G2,
-            split.b.tail_points.len(),
-        ))
+        .max(if g2_tail {
+            kernels::msm_workspace_size(Curve::G2, split.b.tail_points.len())
+        } else {
+            0
+        })
         .max(kernels::batch_add_workspace_size(
             Curve::G2,
             split.b.ones.len.min(srs.b_g2.len()),

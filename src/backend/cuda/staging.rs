@@ -1,0 +1,197 @@
+//! Page-locked host staging buffers, allocated once and reused. Before taking the lock, a proof
+//! copies its inputs (`a, b, c`, the ones bitmaps, the tail indices and scalars) into one with
+//! plain CPU copies; inside the lock they go up at full PCIe speed. Registering the host's own
+//! buffers instead (`cudaHostRegister`) cost as much CPU time, and measured under two workers
+//! it also slowed the other worker's device section: the driver serialises it with that
+//! worker's CUDA calls. Here no driver call runs per proof once the pool is warm.
+
+use std::ffi::c_void;
+use std::mem::size_of;
+use std::ops::Range;
+
+use blst::blst_scalar;
+use blstrs::Scalar;
+use parking_lot::Mutex;
+use rayon::prelude::*;
+
+use super::ffi;
+use super::runtime::check;
+use crate::assignment::Witness;
+use crate::error::Result;
+use crate::prover::split::CircuitSplit;
+
+/// Page-locked host memory from `cudaHostAlloc` (portable: pinned for every device).
+struct HostBuffer {
+    ptr: *mut u8,
+    bytes: usize,
+}
+
+// SAFETY: plain host memory; access is coordinated by ownership of the `Staged` using it.
+unsafe impl Send for HostBuffer {}
+unsafe impl Sync for HostBuffer {}
+
+impl HostBuffer {
+    fn new(bytes: usize) -> Result<HostBuffer> {
+        let mut ptr: *mut c_void = std::ptr::null_mut();
+        // SAFETY: writes one pointer.
+        check("cudaHostAlloc", unsafe {
+            ffi::cudaHostAlloc(&mut ptr, bytes.max(1), ffi::HOST_ALLOC_PORTABLE)
+        })?;
+        Ok(HostBuffer {
+            ptr: ptr.cast(),
+            bytes: bytes.max(1),
+        })
+    }
+}
+
+impl Drop for HostBuffer {
+    fn drop(&mut self) {
+        // SAFETY: freeing our own allocation; no copy from it is pending (its `Staged` is gone,
+        // and a `Staged` lives until its proof's stream was synchronised).
+        unsafe { ffi::cudaFreeHost(self.ptr.cast()) };
+    }
+}
+
+/// Buffers not in use, kept for the next proofs (as many as proofs were staged at once).
+static FREE: Mutex<Vec<HostBuffer>> = Mutex::new(Vec::new());
+
+/// A buffer of at least `bytes`: the smallest free one that is large enough, else a new one
+/// (the largest free one too small is freed first so the pool does not grow without bound).
+fn acquire(bytes: usize) -> Result<HostBuffer> {
+    let mut free = FREE.lock();
+    let fit = free
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| b.bytes >= bytes)
+        .min_by_key(|(_, b)| b.bytes)
+        .map(|(i, _)| i);
+    if let Some(i) = fit {
+        return Ok(free.swap_remove(i));
+    }
+    let largest = free
+        .iter()
+        .enumerate()
+        .max_by_key(|(_, b)| b.bytes)
+        .map(|(i, _)| i);
+    let replaced = largest.map(|i| free.swap_remove(i));
+    drop(free);
+    drop(replaced);
+    // Round up so slightly larger proofs reuse the buffer.
+    HostBuffer::new(bytes.next_multiple_of(64 << 20))
+}
+
+/// Frees every staging buffer not in use (with `release_gpu_memory`).
+pub fn release_free() {
+    FREE.lock().clear();
+}
+
+/// One circuit's inputs in a staging buffer.
+pub struct Staged {
+    buf: Option<HostBuffer>,
+    abc: [Range<usize>; 3],
+    ones: [Range<usize>; 3],
+    tail_index: [Range<usize>; 3],
+    tail_scalars: [Range<usize>; 3],
+}
+
+/// Segments start on 64-byte boundaries.
+fn place(at: &mut usize, bytes: usize) -> Range<usize> {
+    let start = at.next_multiple_of(64);
+    *at = start + bytes;
+    start..start + bytes
+}
+
+impl Staged {
+    /// Copies `w`'s `a, b, c` and `split`'s bitmaps and tails into a staging buffer.
+    pub fn new(w: &Witness, split: &CircuitSplit) -> Result<Staged> {
+        let queries = [&split.l, &split.a, &split.b];
+        let mut at = 0;
+        let abc = [w.a, w.b, w.c].map(|v| place(&mut at, size_of_val(v)));
+        let ones = queries.map(|q| place(&mut at, size_of_val(&q.ones.words[..])));
+        let tail_index = queries.map(|q| place(&mut at, size_of_val(&q.tail_points[..])));
+        let tail_scalars = queries.map(|q| place(&mut at, size_of_val(&q.tail_scalars[..])));
+        let staged = Staged {
+            buf: Some(acquire(at)?),
+            abc,
+            ones,
+            tail_index,
+            tail_scalars,
+        };
+
+        let mut copies: Vec<(Range<usize>, &[u8])> = Vec::with_capacity(12);
+        for (range, v) in staged.abc.iter().zip([w.a, w.b, w.c]) {
+            copies.push((range.clone(), bytes_of(v)));
+        }
+        for (i, q) in queries.iter().enumerate() {
+            copies.push((staged.ones[i].clone(), bytes_of(&q.ones.words)));
+            copies.push((staged.tail_index[i].clone(), bytes_of(&q.tail_points)));
+            copies.push((staged.tail_scalars[i].clone(), bytes_of(&q.tail_scalars)));
+        }
+        staged.copy_in(&copies);
+        Ok(staged)
+    }
+
+    /// Copies each source into its range, in 4 MiB pieces over the prover's threads.
+    fn copy_in(&self, copies: &[(Range<usize>, &[u8])]) {
+        const PIECE: usize = 4 << 20;
+        let base = self.buf.as_ref().expect("filled in new").ptr as usize;
+        let pieces: Vec<(usize, &[u8])> = copies
+            .iter()
+            .flat_map(|(range, src)| {
+                src.chunks(PIECE)
+                    .enumerate()
+                    .map(move |(k, chunk)| (range.start + k * PIECE, chunk))
+            })
+            .collect();
+        crate::settings::pool().install(|| {
+            pieces.par_iter().for_each(|&(offset, chunk)| {
+                // SAFETY: the ranges were laid out inside the buffer and do not overlap.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(
+                        chunk.as_ptr(),
+                        (base as *mut u8).add(offset),
+                        chunk.len(),
+                    )
+                };
+            })
+        });
+    }
+
+    fn slice<T>(&self, range: &Range<usize>) -> &[T] {
+        let buf = self.buf.as_ref().expect("filled in new");
+        // SAFETY: the range holds a copy of a `[T]` of range.len() bytes, 64-byte aligned.
+        unsafe {
+            std::slice::from_raw_parts(
+                buf.ptr.add(range.start).cast::<T>(),
+                range.len() / size_of::<T>().max(1),
+            )
+        }
+    }
+
+    /// The staged `a, b, c`.
+    pub fn abc(&self) -> [&[Scalar]; 3] {
+        [0, 1, 2].map(|i| self.slice(&self.abc[i]))
+    }
+
+    /// Query `i`'s (L, A, B) ones bitmap words, tail indices and canonical tail scalars.
+    pub fn query(&self, i: usize) -> (&[u64], &[u32], &[blst_scalar]) {
+        (
+            self.slice(&self.ones[i]),
+            self.slice(&self.tail_index[i]),
+            self.slice(&self.tail_scalars[i]),
+        )
+    }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        if let Some(buf) = self.buf.take() {
+            FREE.lock().push(buf);
+        }
+    }
+}
+
+fn bytes_of<T>(v: &[T]) -> &[u8] {
+    // SAFETY: viewing plain-data values as bytes.
+    unsafe { std::slice::from_raw_parts(v.as_ptr().cast(), size_of_val(v)) }
+}

@@ -1,0 +1,72 @@
+//! Run-time settings and telemetry for hosts: proof checks, the CPU thread pool, where the G2
+//! tail MSM runs, process-wide counters, a timings callback, and releasing device memory.
+
+use std::ffi::c_void;
+
+use super::panic::{guard, guard_or};
+use super::{arg_mut, CError};
+use crate::settings;
+use crate::telemetry::{self, ProofCounters, ProofTimings};
+
+/// Turns the check of every proof against the verifying key before it is returned on (the
+/// default; `GROTH16_C2_VERIFY=0` starts with it off) or off.
+#[no_mangle]
+pub extern "C" fn groth16_c2_set_verify_proofs(on: bool) {
+    guard_or((), || settings::set_verify_proofs(on))
+}
+
+/// Sets the number of CPU threads the prover uses (0: one per core; the default comes from
+/// `CUZK_GPU_THREADS`). Calls that start afterwards use the new pool.
+#[no_mangle]
+pub extern "C" fn groth16_c2_set_thread_pool_size(threads: usize) -> CError {
+    guard(|| settings::set_threads(threads))
+}
+
+/// The number of CPU threads the prover uses.
+#[no_mangle]
+pub extern "C" fn groth16_c2_thread_pool_size() -> usize {
+    guard_or(0, settings::threads)
+}
+
+/// Runs the B query's G2 tail MSM on the GPU inside the lock (`true`, the default) or on the
+/// CPU after the lock is released (`false`; `GROTH16_C2_G2_TAIL=cpu` starts with `false`).
+/// The CPU backend always runs it after the lock.
+#[no_mangle]
+pub extern "C" fn groth16_c2_set_g2_tail_on_gpu(on: bool) {
+    guard_or((), || settings::set_g2_tail_on_gpu(on))
+}
+
+/// Copies the process-wide counters (calls, circuits, proofs checked, failed checks, failed
+/// calls) into `*out`.
+///
+/// # Safety
+/// `out` must be writable.
+#[no_mangle]
+pub unsafe extern "C" fn groth16_c2_counters(out: *mut ProofCounters) -> CError {
+    guard(|| {
+        *arg_mut(out, "out")? = telemetry::counters();
+        Ok(())
+    })
+}
+
+/// Registers `callback`, called with every finished call's timings on the finalizing thread
+/// (`user` is passed back unchanged); NULL removes it. The timings pointer is valid only during
+/// the call. The callback must not unwind and should return quickly.
+///
+/// # Safety
+/// `callback` must stay callable, and `user` valid for it, until it is replaced or removed.
+#[no_mangle]
+pub unsafe extern "C" fn groth16_c2_set_timings_callback(
+    callback: Option<unsafe extern "C" fn(timings: *const ProofTimings, user: *mut c_void)>,
+    user: *mut c_void,
+) {
+    guard_or((), || telemetry::set_callback(callback, user))
+}
+
+/// Frees the device memory the library keeps between proofs (working buffers and resident SRS
+/// copies on every GPU) and its idle page-locked staging buffers, after proofs running on them
+/// finish. The next proof allocates again.
+#[no_mangle]
+pub extern "C" fn groth16_c2_release_gpu_memory() {
+    guard_or((), crate::release_gpu_memory)
+}

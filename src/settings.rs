@@ -1,0 +1,92 @@
+//! Process-wide settings a host may change at run time: whether proofs are checked before they
+//! are returned, and how many CPU threads the prover uses. Each starts from an environment
+//! variable, so hosts that cannot call new C functions can still set them.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use once_cell::sync::Lazy;
+use parking_lot::RwLock;
+use rayon::ThreadPool;
+
+use crate::error::{Error, Result};
+
+/// Whether proofs are verified before they are returned: on unless `GROTH16_C2_VERIFY=0`.
+static VERIFY: Lazy<AtomicBool> =
+    Lazy::new(|| AtomicBool::new(std::env::var("GROTH16_C2_VERIFY").as_deref() != Ok("0")));
+
+/// Whether `finalize` checks each proof with the verifying key before returning it.
+pub fn verify_proofs() -> bool {
+    VERIFY.load(Ordering::Relaxed)
+}
+
+/// Turns the check of each proof before it is returned on or off (default on).
+pub fn set_verify_proofs(on: bool) {
+    VERIFY.store(on, Ordering::Relaxed)
+}
+
+/// The prover's CPU threads. Replaced, not resized, by [`set_threads`]: calls already running
+/// keep the pool they started on.
+static POOL: Lazy<RwLock<Arc<ThreadPool>>> =
+    Lazy::new(|| RwLock::new(Arc::new(build_pool(threads_from_env()))));
+
+/// `CUZK_GPU_THREADS` (the name Curio's fork reads), else 0 (one per core).
+fn threads_from_env() -> usize {
+    std::env::var("CUZK_GPU_THREADS")
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(0)
+}
+
+fn build_pool(threads: usize) -> ThreadPool {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(|i| format!("groth16-c2-{i}"))
+        .build()
+        .expect("spawning the prover's threads")
+}
+
+/// The pool the prover's CPU work runs on.
+pub(crate) fn pool() -> Arc<ThreadPool> {
+    POOL.read().clone()
+}
+
+/// Sets the number of CPU threads the prover uses (0: one per core). Takes effect for calls
+/// that start afterwards.
+pub fn set_threads(threads: usize) -> Result<()> {
+    if threads > 4096 {
+        return Err(Error::invalid(format!(
+            "{threads} CPU threads is not a sensible pool size"
+        )));
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(|i| format!("groth16-c2-{i}"))
+        .build()
+        .map_err(|e| Error::invalid(format!("cannot start {threads} threads: {e}")))?;
+    *POOL.write() = Arc::new(pool);
+    Ok(())
+}
+
+/// Threads in the prover's pool.
+pub fn threads() -> usize {
+    pool().current_num_threads()
+}
+
+/// Where a GPU backend runs the B query's G2 tail MSM: on the GPU inside the lock (default), or
+/// on the CPU after the lock is released (`GROTH16_C2_G2_TAIL=cpu`). Measured on an H200 with
+/// 16 cores at 2^24: 41 ms on the GPU against 1.0-1.6 s on the CPU, which then became the
+/// bottleneck of two workers (45% GPU busy against 96%). The CPU path suits hosts with many
+/// more cores per GPU.
+static G2_TAIL_ON_GPU: Lazy<AtomicBool> =
+    Lazy::new(|| AtomicBool::new(std::env::var("GROTH16_C2_G2_TAIL").as_deref() != Ok("cpu")));
+
+/// Whether a GPU backend runs the G2 tail MSM inside the lock.
+pub fn g2_tail_on_gpu() -> bool {
+    G2_TAIL_ON_GPU.load(Ordering::Relaxed)
+}
+
+/// Moves the G2 tail MSM onto the GPU (inside the lock) or back to the CPU (after it).
+pub fn set_g2_tail_on_gpu(on: bool) {
+    G2_TAIL_ON_GPU.store(on, Ordering::Relaxed)
+}
