@@ -815,7 +815,7 @@ mod interlock {
         for &g2_on_gpu in &o.g2_tails {
             groth16_c2::settings::set_g2_tail_on_gpu(g2_on_gpu);
             for &gw in &o.workers {
-                let proof = warm_up(&srs, &witnesses[0], o.gpus, gw);
+                let proof = warm_up(&srs, &witnesses, o.gpus, gw);
                 sample.get_or_insert(proof);
                 let records = run(&srs, &witnesses, &o, gw);
                 rows.push(report(&records, &o, g2_on_gpu, gw));
@@ -928,17 +928,23 @@ mod interlock {
         (proofs.remove(0), t)
     }
 
-    /// One untimed proof per worker, all at once: the first upload of the SRS into VRAM and
-    /// the first allocation of each worker's page-locked staging buffer happen once in a
-    /// prover's life and must not count. Returns GPU 0's proof (of the first partition) for
-    /// timing verification.
-    fn warm_up(srs: &Srs, w: &Witness, gpus: usize, gw: usize) -> Proof {
-        let mut proofs: Vec<Proof> = std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..gpus * gw)
-                .map(|i| scope.spawn(move || prove_one(srs, w, 0, i / gw, None).0))
-                .collect();
-            handles.into_iter().map(|h| h.join().unwrap()).collect()
-        });
+    /// Untimed proofs, one per worker at once, a round per partition: the first upload of the
+    /// SRS into VRAM, the first allocation of each worker's page-locked staging buffer and the
+    /// growth of device buffers to the largest partition happen once in a prover's life and
+    /// must not count. Returns GPU 0's proof (of the first partition) for timing verification.
+    fn warm_up(srs: &Srs, witnesses: &[Witness], gpus: usize, gw: usize) -> Proof {
+        let mut proofs: Vec<Proof> = Vec::new();
+        for w in witnesses {
+            proofs.extend(std::thread::scope(|scope| {
+                let handles: Vec<_> = (0..gpus * gw)
+                    .map(|i| scope.spawn(move || prove_one(srs, w, 0, i / gw, None).0))
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().unwrap())
+                    .collect::<Vec<_>>()
+            }));
+        }
         proofs.swap_remove(0)
     }
 

@@ -93,7 +93,7 @@ typedef struct {
 typedef struct {
   // Classifying scalars into zeros, ones and the tail (the 0/1 split).
   double split_vectors_ms;
-  // Preparing the device's inputs before the lock (page-locking host buffers).
+  // Preparing the device's inputs before the lock (copying them into page-locked staging).
   double prep_msm_ms;
   // Waiting for the GPU lock.
   double mutex_wait_ms;
@@ -238,8 +238,9 @@ Error groth16_c2_set_thread_pool_size(size_t threads);
 // The number of CPU threads the prover uses.
 size_t groth16_c2_thread_pool_size(void);
 
-// Runs the B query's G2 tail MSM on the GPU inside the lock (`true`) or on the CPU after the
-// lock is released (`false`, the default; `GROTH16_C2_G2_TAIL=gpu` starts with `true`).
+// Runs the B query's G2 tail MSM on the GPU inside the lock (`true`, the default) or on the
+// CPU after the lock is released (`false`; `GROTH16_C2_G2_TAIL=cpu` starts with `false`).
+// The CPU backend always runs it after the lock.
 void groth16_c2_set_g2_tail_on_gpu(bool on);
 
 // Copies the process-wide counters (calls, circuits, proofs checked, failed checks, failed
@@ -259,7 +260,8 @@ void groth16_c2_set_timings_callback(void (*callback)(const groth16_timings *tim
                                      void *user);
 
 // Frees the device memory the library keeps between proofs (working buffers and resident SRS
-// copies on every GPU), after proofs running on them finish. The next proof allocates again.
+// copies on every GPU) and its idle page-locked staging buffers, after proofs running on them
+// finish. The next proof allocates again.
 void groth16_c2_release_gpu_memory(void);
 
 // Loads a bellperson Groth16 params file into `*ret`. With `cache`, every caller of the same

@@ -445,6 +445,56 @@ mod gpu {
         }
     }
 
+    /// A proof that needs device memory another user holds waits for it rather than failing:
+    /// with a short limit it fails with a clear error (and the next proof is fine), with the
+    /// default limit it waits until the memory is freed and then proves.
+    #[test]
+    fn gpu_proof_waits_for_device_memory() {
+        use groth16_c2::backend::cuda::runtime::DeviceBuffer;
+        let _serial = serial();
+        if !gpu_or_skip("gpu_proof_waits_for_device_memory") {
+            return;
+        }
+        let f = fixture(12, 1, 80);
+        let (w, publics) = &f.witnesses[0];
+        let (r, s) = (random_scalars(1, 8), random_scalars(1, 9));
+        let lock = GpuLock::new();
+        let prove = || {
+            groth16_c2::start(&f.srs, &[w.witness()], &r, &s, options(&CudaBackend, &lock))
+                .and_then(|p| p.finalize())
+        };
+        groth16_c2::release_gpu_memory();
+        // Another user of the GPU takes all but 256 MiB.
+        let (free, _) = memory_info().unwrap();
+        let hog = DeviceBuffer::<u8>::new(free - (256 << 20)).unwrap();
+
+        std::env::set_var("GROTH16_C2_VRAM_WAIT_S", "0.3");
+        let refused = prove();
+        std::env::remove_var("GROTH16_C2_VRAM_WAIT_S");
+        match refused {
+            Err(Error::OutOfDeviceMemory(message)) => {
+                assert!(message.contains("GROTH16_C2_VRAM_WAIT_S"), "{message}")
+            }
+            other => panic!("expected a wait that runs out, got {other:?}"),
+        }
+
+        let waited = std::time::Instant::now();
+        let proofs = std::thread::scope(|scope| {
+            scope.spawn(move || {
+                std::thread::sleep(std::time::Duration::from_secs(1));
+                groth16_c2::backend::cuda::runtime::set_device(0).unwrap();
+                drop(hog);
+            });
+            prove().expect("the proof waits for the memory and then runs")
+        });
+        assert!(
+            waited.elapsed() >= std::time::Duration::from_millis(900),
+            "the proof cannot have run before the memory was freed"
+        );
+        assert_verifies(&f.params, &proofs[0], publics);
+        say("gpu_proof_waits_for_device_memory: refused after 0.3 s, then waited ~1 s and proved");
+    }
+
     /// Two workers × 50 proofs of three sizes (each size its own SRS, so the resident copy
     /// changes under them), every proof verified; after releasing the library's device memory,
     /// the device holds what it held before.

@@ -54,12 +54,15 @@ pub struct Scratch {
     pub tail_scalars: [Option<DeviceBuffer<[u8; 32]>>; 3],
 }
 
-/// Makes `slot` hold a buffer of at least `n` elements (at least one).
+/// Makes `slot` hold a buffer of at least `n` elements (at least one). A new buffer gets an
+/// eighth more than asked: partitions of one size differ slightly in their tail counts, and
+/// regrowing for each new maximum would put `cudaFree` (a device-wide synchronisation) and
+/// `cudaMalloc` inside the lock again and again.
 pub fn grow<T: Copy>(slot: &mut Option<DeviceBuffer<T>>, n: usize) -> Result<&mut DeviceBuffer<T>> {
     let n = n.max(1);
     if slot.as_ref().is_none_or(|b| b.len() < n) {
         *slot = None; // free the smaller one first
-        *slot = Some(DeviceBuffer::new(n)?);
+        *slot = Some(DeviceBuffer::new(n.saturating_add(n / 8))?);
     }
     Ok(slot.as_mut().expect("just filled"))
 }

@@ -76,8 +76,8 @@ fn acquire(bytes: usize) -> Result<HostBuffer> {
     let replaced = largest.map(|i| free.swap_remove(i));
     drop(free);
     drop(replaced);
-    // Round up so slightly larger proofs reuse the buffer.
-    HostBuffer::new(bytes.next_multiple_of(64 << 20))
+    // An eighth more, rounded up, so slightly larger proofs reuse the buffer.
+    HostBuffer::new(bytes.saturating_add(bytes / 8).next_multiple_of(64 << 20))
 }
 
 /// Frees every staging buffer not in use (with `release_gpu_memory`).
