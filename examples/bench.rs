@@ -223,7 +223,7 @@ fn child_main(which: &str, log_n: u32, batch: usize, runs: usize, dir: &Path) {
                 println!("constraints {}", witnesses[0].a.len());
             }
             if let Some(t) = groth16_c2::telemetry::last_timings() {
-                for (name, v) in stage_rows(&t) {
+                for (name, v) in t.stages() {
                     println!("stage {name} {v}");
                 }
             }
@@ -400,7 +400,7 @@ mod partition {
         gen_s: f64,
         srs_s: f64,
         load_mb_s: Option<f64>,
-        /// Per stage (in `stage_rows` order), its time in every run.
+        /// Per stage (in `ProofTimings::stages` order), its time in every run.
         stages: Vec<(String, Vec<f64>)>,
         proofs: Vec<String>,
         peak_kb: u64,
@@ -684,7 +684,7 @@ mod partition {
             let (p, timings) = groth16_c2::start(&srs, &witnesses, &r, &s, options)
                 .and_then(|pending| pending.finalize_timed())
                 .unwrap_or_else(|e| fail(&format!("proving failed: {e}")));
-            for (name, v) in stage_rows(&timings) {
+            for (name, v) in timings.stages() {
                 println!("stage {name} {v}");
             }
             proofs = p;
@@ -1086,23 +1086,6 @@ mod interlock {
         .all(|&ns| ns > 0)
     }
 
-    /// Every stage of `ProofTimings`, in order.
-    fn stages(t: &ProofTimings) -> [(&'static str, f64); 11] {
-        [
-            ("split_vectors_ms", t.split_vectors_ms),
-            ("prep_msm_ms", t.prep_msm_ms),
-            ("mutex_wait_ms", t.mutex_wait_ms),
-            ("ntt_msm_h_ms", t.ntt_msm_h_ms),
-            ("batch_add_ms", t.batch_add_ms),
-            ("tail_msm_ms", t.tail_msm_ms),
-            ("gpu_total_ms", t.gpu_total_ms),
-            ("b_g2_msm_ms", t.b_g2_msm_ms),
-            ("epilogue_ms", t.epilogue_ms),
-            ("verify_ms", t.verify_ms),
-            ("total_ms", t.total_ms),
-        ]
-    }
-
     /// The median over `records` of one value of each proof.
     fn median_of(records: &[&Record], f: impl Fn(&ProofTimings) -> f64) -> f64 {
         median(&records.iter().map(|r| f(&r.t)).collect::<Vec<_>>())
@@ -1209,10 +1192,10 @@ mod interlock {
             return;
         };
         println!("  {:<18} {:>10}", "stage", "median ms");
-        for (i, (name, _)) in stages(&first.t).iter().enumerate() {
+        for (i, (name, _)) in first.t.stages().iter().enumerate() {
             println!(
                 "  {name:<18} {:>10.1}",
-                median_of(records, |t| stages(t)[i].1)
+                median_of(records, |t| t.stages()[i].1)
             );
         }
     }

@@ -50,27 +50,37 @@ pub struct ProofTimings {
 }
 
 impl ProofTimings {
+    /// Every stage by its Curio name, in pipeline order.
+    pub fn stages(&self) -> [(&'static str, f64); 11] {
+        [
+            ("split_vectors_ms", self.split_vectors_ms),
+            ("prep_msm_ms", self.prep_msm_ms),
+            ("mutex_wait_ms", self.mutex_wait_ms),
+            ("ntt_msm_h_ms", self.ntt_msm_h_ms),
+            ("batch_add_ms", self.batch_add_ms),
+            ("tail_msm_ms", self.tail_msm_ms),
+            ("gpu_total_ms", self.gpu_total_ms),
+            ("b_g2_msm_ms", self.b_g2_msm_ms),
+            ("epilogue_ms", self.epilogue_ms),
+            ("verify_ms", self.verify_ms),
+            ("total_ms", self.total_ms),
+        ]
+    }
+
     /// Curio's `key=value` log line.
     pub fn log_line(&self) -> String {
-        format!(
-            "groth16-c2 circuits={} gpu={} split_vectors_ms={:.1} prep_msm_ms={:.1} mutex_wait_ms={:.1} ntt_msm_h_ms={:.1} batch_add_ms={:.1} tail_msm_ms={:.1} gpu_total_ms={:.1} b_g2_msm_ms={:.1} epilogue_ms={:.1} verify_ms={:.1} total_ms={:.1} verified={} lock_acquired_unix_ns={} lock_released_unix_ns={}",
-            self.num_circuits,
-            self.gpu_index,
-            self.split_vectors_ms,
-            self.prep_msm_ms,
-            self.mutex_wait_ms,
-            self.ntt_msm_h_ms,
-            self.batch_add_ms,
-            self.tail_msm_ms,
-            self.gpu_total_ms,
-            self.b_g2_msm_ms,
-            self.epilogue_ms,
-            self.verify_ms,
-            self.total_ms,
-            self.circuits_verified,
-            self.lock_acquired_unix_ns,
-            self.lock_released_unix_ns,
-        )
+        let mut line = format!(
+            "groth16-c2 circuits={} gpu={}",
+            self.num_circuits, self.gpu_index
+        );
+        for (name, ms) in self.stages() {
+            line += &format!(" {name}={ms:.1}");
+        }
+        line += &format!(
+            " verified={} lock_acquired_unix_ns={} lock_released_unix_ns={}",
+            self.circuits_verified, self.lock_acquired_unix_ns, self.lock_released_unix_ns
+        );
+        line
     }
 }
 

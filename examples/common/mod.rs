@@ -318,26 +318,10 @@ pub fn proof_layout_bytes(p: &Proof) -> Vec<u8> {
     unsafe { std::slice::from_raw_parts((p as *const Proof).cast::<u8>(), 384) }.to_vec()
 }
 
-/// The stage rows of DESIGN.md §5, in order.
-pub fn stage_rows(t: &groth16_c2::ProofTimings) -> [(&'static str, f64); 10] {
-    [
-        ("split_vectors_ms", t.split_vectors_ms),
-        ("prep_msm_ms", t.prep_msm_ms),
-        ("mutex_wait_ms", t.mutex_wait_ms),
-        ("ntt_msm_h_ms", t.ntt_msm_h_ms),
-        ("batch_add_ms", t.batch_add_ms),
-        ("tail_msm_ms", t.tail_msm_ms),
-        ("gpu_total_ms", t.gpu_total_ms),
-        ("b_g2_msm_ms", t.b_g2_msm_ms),
-        ("epilogue_ms", t.epilogue_ms),
-        ("total_ms", t.total_ms),
-    ]
-}
-
 /// Prints the stage timings as a two-column table with each stage's share of the total.
 pub fn print_stages(t: &groth16_c2::ProofTimings) {
     println!("  {:<18} {:>10} {:>7}", "stage", "ms", "share");
-    for (name, v) in stage_rows(t) {
+    for (name, v) in t.stages() {
         let share = if t.total_ms > 0.0 {
             format!("{:.0}%", 100.0 * v / t.total_ms)
         } else {

@@ -103,14 +103,14 @@ impl DeviceSrs {
 }
 
 /// Whether `srs` should stay on the current device, given one proof's working set in bytes
-/// (the resident copy it would replace, if any, counted as free).
-pub fn should_keep(srs: &Srs, working_bytes: usize, replaced_bytes: usize) -> Result<bool> {
+/// (any other SRS's resident copy is dropped before this is asked).
+pub fn should_keep(srs: &Srs, working_bytes: usize) -> Result<bool> {
     Ok(match residency() {
         Residency::Always => true,
         Residency::Never => false,
         Residency::Auto => {
             let (free, _) = memory_info()?;
-            srs_bytes(srs) + working_bytes + MARGIN_BYTES <= free + replaced_bytes
+            srs_bytes(srs) + working_bytes + MARGIN_BYTES <= free
         }
     })
 }

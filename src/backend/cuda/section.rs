@@ -104,7 +104,7 @@ fn run(
     } + working;
     super::device::wait_for_memory(adds.saturating_sub(state.buffer_bytes()))?;
     if !srs_here {
-        if resident::should_keep(srs, working, 0)? {
+        if resident::should_keep(srs, working)? {
             state.srs = Some(DeviceSrs::upload(srs, &state.copy, &srs_ready)?);
         } else {
             resident::pin_host(srs)?;
