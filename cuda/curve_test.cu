@@ -1,6 +1,7 @@
 // Test kernels for the curve formulas (curve.cuh): out[i] = op(a[i], b[i]) as an XYZZ point, so
 // host tests can compare each addition path, identity and P + (-P) included, with blstrs.
 #include "internal.cuh"
+#include "launcher.h"
 
 namespace g16 {
 namespace curve_test_detail {
@@ -67,13 +68,22 @@ cudaError_t launch(int op, const affine_t<F>* a, const affine_t<F>* b, xyzz_t<F>
 
 }  // namespace curve_test_detail
 
-cudaError_t g1_test_op(int op, const g1_affine_t* a, const g1_affine_t* b, g1_xyzz_t* out,
-                       size_t n, cudaStream_t s) {
-  return curve_test_detail::launch(op, a, b, out, n, s);
-}
-cudaError_t g2_test_op(int op, const g2_affine_t* a, const g2_affine_t* b, g2_xyzz_t* out,
-                       size_t n, cudaStream_t s) {
-  return curve_test_detail::launch(op, a, b, out, n, s);
-}
-
 }  // namespace g16
+
+// The launcher.h entry point (this file is its only home: it is built only for tests).
+extern "C" int g16_curve_test_op(int curve, int op, const void* a, const void* b, void* out,
+                                 size_t n, g16_stream_t stream) {
+  using namespace g16;
+  const cudaStream_t s = reinterpret_cast<cudaStream_t>(stream);
+  switch (curve) {
+    case 1:
+      return (int)curve_test_detail::launch(op, static_cast<const g1_affine_t*>(a),
+                                            static_cast<const g1_affine_t*>(b),
+                                            static_cast<g1_xyzz_t*>(out), n, s);
+    case 2:
+      return (int)curve_test_detail::launch(op, static_cast<const g2_affine_t*>(a),
+                                            static_cast<const g2_affine_t*>(b),
+                                            static_cast<g2_xyzz_t*>(out), n, s);
+    default: return (int)cudaErrorInvalidValue;
+  }
+}

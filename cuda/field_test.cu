@@ -1,6 +1,7 @@
 // Test kernels for the field arithmetic: out[i] = op(a[i], b[i]) over Fr or Fp, so the host
 // tests can compare every operation of field.cuh with blstrs bit for bit.
 #include "internal.cuh"
+#include "launcher.h"
 
 namespace g16 {
 namespace field_test_detail {
@@ -46,13 +47,25 @@ cudaError_t launch(int op, const F* a, const F* b, F* out, size_t n, cudaStream_
 
 }  // namespace field_test_detail
 
-#if defined(__CUDACC__)
-cudaError_t fr_test_op(int op, const fr_t* a, const fr_t* b, fr_t* out, size_t n, cudaStream_t s) {
-  return field_test_detail::launch(op, a, b, out, n, s);
-}
-cudaError_t fp_test_op(int op, const fp_t* a, const fp_t* b, fp_t* out, size_t n, cudaStream_t s) {
-  return field_test_detail::launch(op, a, b, out, n, s);
-}
-#endif
-
 }  // namespace g16
+
+#if defined(__CUDACC__)
+// The launcher.h entry points (this file is their only home: it is built only for tests).
+extern "C" {
+
+int g16_fr_test_op(int op, const void* a, const void* b, void* out, size_t n, g16_stream_t stream) {
+  using namespace g16;
+  return (int)field_test_detail::launch(op, static_cast<const fr_t*>(a),
+                                        static_cast<const fr_t*>(b), static_cast<fr_t*>(out), n,
+                                        reinterpret_cast<cudaStream_t>(stream));
+}
+
+int g16_fp_test_op(int op, const void* a, const void* b, void* out, size_t n, g16_stream_t stream) {
+  using namespace g16;
+  return (int)field_test_detail::launch(op, static_cast<const fp_t*>(a),
+                                        static_cast<const fp_t*>(b), static_cast<fp_t*>(out), n,
+                                        reinterpret_cast<cudaStream_t>(stream));
+}
+
+}  // extern "C"
+#endif

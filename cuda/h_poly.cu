@@ -200,6 +200,11 @@ cudaError_t bit_reverse(fr_t* data, uint32_t lg_n, cudaStream_t s) {
   return cudaGetLastError();
 }
 
+cudaError_t kernel_attributes(cudaFuncAttributes* out) {
+  // Any production kernel will do: every production file is built for the same architectures.
+  return cudaFuncGetAttributes(out, hpoly_detail::h_pointwise_kernel);
+}
+
 #endif  // __CUDACC__
 
 }  // namespace g16

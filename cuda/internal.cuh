@@ -101,9 +101,6 @@ G16_UNROLL
 
 #if defined(__CUDACC__)
 // ---- C++ entry points of the kernel files (launcher.cu is their only caller) ----------------
-// field_test.cu
-cudaError_t fr_test_op(int op, const fr_t* a, const fr_t* b, fr_t* out, size_t n, cudaStream_t s);
-cudaError_t fp_test_op(int op, const fp_t* a, const fp_t* b, fp_t* out, size_t n, cudaStream_t s);
 // ntt.cu
 size_t ntt_table_size(uint32_t lg_max);
 cudaError_t ntt_table_init(fr_t* table, uint32_t lg_max, const fr_t& omega, const fr_t& omega_inv,
@@ -116,6 +113,8 @@ cudaError_t scale_powers(fr_t* data, uint32_t lg_n, const fr_t& first, const fr_
 cudaError_t h_pointwise(fr_t* a, const fr_t* b, const fr_t* c, size_t n, const fr_t& factor,
                         cudaStream_t s);
 cudaError_t bit_reverse(fr_t* data, uint32_t lg_n, cudaStream_t s);
+// Attributes of one production kernel on the current device (loads its module).
+cudaError_t kernel_attributes(cudaFuncAttributes* out);
 // msm_g1.cu, msm_g2.cu (templates in msm.cuh)
 size_t g1_msm_workspace_size(size_t n);
 size_t g2_msm_workspace_size(size_t n);
@@ -131,11 +130,6 @@ cudaError_t g1_batch_add(const g1_affine_t* points, size_t n_points, const uint6
                          void* ws, size_t ws_bytes, g1_xyzz_t* result, cudaStream_t s);
 cudaError_t g2_batch_add(const g2_affine_t* points, size_t n_points, const uint64_t* bitmap,
                          void* ws, size_t ws_bytes, g2_xyzz_t* result, cudaStream_t s);
-// curve_test.cu
-cudaError_t g1_test_op(int op, const g1_affine_t* a, const g1_affine_t* b, g1_xyzz_t* out,
-                       size_t n, cudaStream_t s);
-cudaError_t g2_test_op(int op, const g2_affine_t* a, const g2_affine_t* b, g2_xyzz_t* out,
-                       size_t n, cudaStream_t s);
 #endif
 
 }  // namespace g16

@@ -1,6 +1,8 @@
 // The extern "C" door between Rust and CUDA: implements cuda/launcher.h by checking arguments,
 // copying host-side constants into kernel parameters, and calling the kernel files' launch
-// functions (field_test.cu, ntt.cu, h_poly.cu) on the caller's stream. No allocation, no
+// functions (ntt.cu, h_poly.cu, msm_g1.cu, msm_g2.cu) on the caller's stream. The test kernels'
+// entry points live in their own files (*_test.cu), built only with the `gpu-test-kernels`
+// feature. No allocation, no
 // device-wide synchronisation.
 #include <string.h>
 
@@ -21,16 +23,6 @@ cudaStream_t stream_of(g16_stream_t s) { return reinterpret_cast<cudaStream_t>(s
 }  // namespace
 
 extern "C" {
-
-int g16_fr_test_op(int op, const void* a, const void* b, void* out, size_t n, g16_stream_t stream) {
-  return (int)g16::fr_test_op(op, static_cast<const g16::fr_t*>(a), static_cast<const g16::fr_t*>(b),
-                              static_cast<g16::fr_t*>(out), n, stream_of(stream));
-}
-
-int g16_fp_test_op(int op, const void* a, const void* b, void* out, size_t n, g16_stream_t stream) {
-  return (int)g16::fp_test_op(op, static_cast<const g16::fp_t*>(a), static_cast<const g16::fp_t*>(b),
-                              static_cast<g16::fp_t*>(out), n, stream_of(stream));
-}
 
 size_t g16_ntt_table_size(uint32_t lg_max) { return g16::ntt_table_size(lg_max); }
 
@@ -65,22 +57,6 @@ int g16_h_pointwise(void* a, const void* b, const void* c, size_t n, const void*
 
 int g16_bit_reverse(void* data, uint32_t lg_n, g16_stream_t stream) {
   return (int)g16::bit_reverse(static_cast<g16::fr_t*>(data), lg_n, stream_of(stream));
-}
-
-int g16_curve_test_op(int curve, int op, const void* a, const void* b, void* out, size_t n,
-                      g16_stream_t stream) {
-  using namespace g16;
-  switch (curve) {
-    case 1:
-      return (int)g1_test_op(op, static_cast<const g1_affine_t*>(a),
-                             static_cast<const g1_affine_t*>(b), static_cast<g1_xyzz_t*>(out), n,
-                             stream_of(stream));
-    case 2:
-      return (int)g2_test_op(op, static_cast<const g2_affine_t*>(a),
-                             static_cast<const g2_affine_t*>(b), static_cast<g2_xyzz_t*>(out), n,
-                             stream_of(stream));
-    default: return (int)cudaErrorInvalidValue;
-  }
 }
 
 size_t g16_msm_workspace_size(int curve, size_t n) {
@@ -131,6 +107,34 @@ int g16_batch_add(int curve, const void* points, size_t n_points, const uint64_t
                                stream_of(stream));
     default: return (int)cudaErrorInvalidValue;
   }
+}
+
+int g16_device_info(int device, char* name, size_t name_len, int* major, int* minor,
+                    size_t* total_memory) {
+  if (name == nullptr || name_len == 0 || major == nullptr || minor == nullptr ||
+      total_memory == nullptr)
+    return (int)cudaErrorInvalidValue;
+  cudaDeviceProp prop;
+  cudaError_t e = cudaGetDeviceProperties(&prop, device);
+  if (e != cudaSuccess) return (int)e;
+  strncpy(name, prop.name, name_len - 1);
+  name[name_len - 1] = '\0';
+  *major = prop.major;
+  *minor = prop.minor;
+  *total_memory = prop.totalGlobalMem;
+  return (int)cudaSuccess;
+}
+
+int g16_kernel_image_check(int device, int* binary_version, int* ptx_version) {
+  if (binary_version == nullptr || ptx_version == nullptr) return (int)cudaErrorInvalidValue;
+  cudaError_t e = cudaSetDevice(device);
+  if (e != cudaSuccess) return (int)e;
+  cudaFuncAttributes attr;
+  e = g16::kernel_attributes(&attr);
+  if (e != cudaSuccess) return (int)e;
+  *binary_version = attr.binaryVersion;
+  *ptx_version = attr.ptxVersion;
+  return (int)cudaSuccess;
 }
 
 }  // extern "C"

@@ -25,6 +25,7 @@ extern "C" {
 typedef struct CUstream_st* g16_stream_t;
 
 // ---- Field test kernels (tests compare them with blstrs on the host) ----------------------
+// Defined in field_test.cu, built only with the `gpu-test-kernels` cargo feature.
 // out[i] = op(a[i], b[i]) for i < n. b is ignored by unary ops.
 // ops: 0 add, 1 sub, 2 mul, 3 sqr, 4 neg, 5 to_montgomery (canonical -> Montgomery),
 //      6 from_montgomery (Montgomery -> canonical), 7 inverse (0 -> 0).
@@ -71,6 +72,7 @@ int g16_bit_reverse(void* data, uint32_t lg_n, g16_stream_t stream);
 // Invalid arguments (curve not 1 or 2, NULL pointers, a workspace smaller than its size
 // function says) return cudaErrorInvalidValue without launching anything.
 
+// Test kernels (curve_test.cu, built only with the `gpu-test-kernels` cargo feature):
 // out[i] = op(a[i], b[i]) for i < n, through different formula paths: 0 a + b (mixed
 // additions), 1 2a + 2b (doublings + general addition), 2 (a + b) + (a + b) (general addition,
 // doubling branch), 3 (a + b) - (a + b) (general addition, the identity), 4 13 (a + b).
@@ -95,6 +97,17 @@ int g16_msm(int curve, const void* points, size_t n_points, const uint32_t* inde
 size_t g16_batch_add_workspace_size(int curve, size_t n_points);
 int g16_batch_add(int curve, const void* points, size_t n_points, const uint64_t* bitmap,
                   void* workspace, size_t workspace_bytes, void* result, g16_stream_t stream);
+
+// ---- Devices ------------------------------------------------------------------------------
+// Name (NUL-terminated, truncated to name_len), compute capability and memory of `device`.
+int g16_device_info(int device, char* name, size_t name_len, int* major, int* minor,
+                    size_t* total_memory);
+
+// Makes `device` current and asks the driver for one production kernel's attributes, which
+// loads this build's code for that GPU (compiling the embedded PTX when no machine code fits):
+// cudaErrorNoKernelImageForDevice (209) when the build has nothing the GPU can run.
+// *binary_version / *ptx_version: the architecture of the code the driver chose, and of its PTX.
+int g16_kernel_image_check(int device, int* binary_version, int* ptx_version);
 
 #ifdef __cplusplus
 }

@@ -2,8 +2,9 @@
 //! verifies every proof with bellperson.
 //!
 //! `cargo run --release --features bellpepper --example prove -- [--log-n K] [--batch B]
-//! [--params-dir DIR]` (defaults: K = 16, B = 2, DIR = params-cache/). Params are generated
-//! once per K with bellperson and cached in DIR.
+//! [--params-dir DIR] [--require-gpu]` (defaults: K = 16, B = 2, DIR = params-cache/). Params
+//! are generated once per K with bellperson and cached in DIR. `--require-gpu` fails unless the
+//! proofs run on the CUDA backend (scripts/prove-gpu.sh passes it).
 
 mod common;
 
@@ -16,13 +17,14 @@ use ff::Field;
 use groth16_c2::synthetic::PorepShapedCircuit;
 use groth16_c2::witness::WitnessRecorder;
 
-const USAGE: &str = "prove [--log-n K] [--batch B] [--params-dir DIR]";
+const USAGE: &str = "prove [--log-n K] [--batch B] [--params-dir DIR] [--require-gpu]";
 
 fn main() {
     let mut flags = Flags::from_env();
     let log_n: u32 = flags.parse("--log-n", 16);
     let batch: usize = flags.parse("--batch", 2);
     let dir = PathBuf::from(flags.parse("--params-dir", DEFAULT_PARAMS_DIR.to_string()));
+    let require_gpu = flags.switch("--require-gpu");
     flags.finish(USAGE);
     if !(1..=30).contains(&log_n) || batch == 0 {
         fail(&format!(
@@ -34,6 +36,10 @@ fn main() {
         "groth16-c2 prove: domain 2^{log_n}, batch of {batch}, backend {}",
         backend_c()
     );
+    println!("backend  {}", groth16_c2::backend_description());
+    if require_gpu && backend_c() != "cuda" {
+        fail("--require-gpu: the proofs would run on the CPU (see the backend line above)");
+    }
     let path = ensure_params(&dir, log_n);
 
     let t = Instant::now();

@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # scripts/gpu-pack.sh [PACK_DIR]: builds the release test binaries and examples with
-# `--features cuda,bellpepper` (CUDA runtime linked statically), strips them and packs them,
-# xz-compressed (the kernels make each binary ~13 MB; the device tool carries 64 MiB), with
+# `--features cuda,bellpepper,gpu-test-kernels` (CUDA runtime linked statically), strips them and packs them,
+# xz-compressed with a dictionary larger than one binary (every binary carries the same
+# GPU code, ~30 MB for the default architectures and already compressed by nvcc, so only the
+# first copy costs space; the device tool carries 64 MiB), with
 # scripts/gpu-run.sh into PACK_DIR (default gpu-pack/, git-ignored). The folder is what travels
 # to the GPU machine, which has the driver but no Rust: pass it in the device tool's `carry` and
 # run `bash gpu-pack/gpu-run.sh gpu-pack $OUT` there (it unpacks the binaries itself).
 #
-# GPU_PACK_TESTS (space-separated test target names) overrides the default selection.
+# GPU_PACK_TESTS (space-separated test target names) overrides the default selection;
+# GPU_PACK_EXTRA="path=name ..." adds prebuilt binaries as examples/name (e.g. an A/B build).
+# GROTH16_C2_CUDA_ARCHS=90 packs H200 code only (faster to build, smaller).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pack=${1:-gpu-pack}
@@ -21,7 +25,7 @@ fi
 stage=target/gpu-pack-stage
 rm -rf "$pack" "$stage"
 mkdir -p "$pack" "$stage/tests" "$stage/examples"
-args=(--release --features cuda,bellpepper)
+args=(--release --features "cuda,bellpepper,gpu-test-kernels")
 targets=(--lib)
 for t in $tests; do targets+=(--test "$t"); done
 # Ask cargo where it put each test executable.
@@ -41,8 +45,11 @@ for e in $examples; do
     cargo build "${args[@]}" --example "$e"
     cp "target/release/examples/$e" "$stage/examples/$e"
 done
+for extra in ${GPU_PACK_EXTRA:-}; do
+    cp "${extra%%=*}" "$stage/examples/${extra#*=}"
+done
 strip "$stage"/tests/* "$stage"/examples/*
 ls -l "$stage/tests" "$stage/examples"
-tar -C "$stage" -cf - tests examples | xz -T0 -6 >"$pack/bin.tar.xz"
+tar -C "$stage" -cf - tests examples | xz -T1 --lzma2=preset=6,dict=256MiB >"$pack/bin.tar.xz"
 cp scripts/gpu-run.sh "$pack/gpu-run.sh"
 du -sh "$pack"

@@ -70,6 +70,10 @@ pub enum Error {
         message: String,
     },
 
+    /// A GPU this build has no code for (its architecture is missing from the build).
+    #[error("{0}")]
+    UnsupportedGpu(String),
+
     /// A Rust panic was caught at the C boundary.
     #[error("internal error (panic): {0}")]
     Panic(String),
@@ -90,6 +94,7 @@ pub mod codes {
     pub const GROTH16_C2_ERR_INVALID_PROOF: i32 = 10;
     pub const GROTH16_C2_ERR_CUDA: i32 = 11;
     pub const GROTH16_C2_ERR_OUT_OF_DEVICE_MEMORY: i32 = 12;
+    pub const GROTH16_C2_ERR_UNSUPPORTED_GPU: i32 = 13;
 }
 
 impl Error {
@@ -109,6 +114,7 @@ impl Error {
             Error::InvalidProof | Error::ProofCheckFailed { .. } => GROTH16_C2_ERR_INVALID_PROOF,
             Error::OutOfDeviceMemory(_) => GROTH16_C2_ERR_OUT_OF_DEVICE_MEMORY,
             Error::Cuda { .. } => GROTH16_C2_ERR_CUDA,
+            Error::UnsupportedGpu(_) => GROTH16_C2_ERR_UNSUPPORTED_GPU,
         }
     }
 

@@ -10,10 +10,13 @@ pub mod backend;
 pub mod curve;
 pub mod error;
 pub mod ffi;
+pub mod host_hooks;
 pub mod lock;
 pub mod prover;
 pub mod settings;
 pub mod srs;
+/// cbindgen:ignore
+pub mod supraseal;
 #[cfg(feature = "bellpepper")]
 pub mod synthetic;
 #[cfg(feature = "bellpepper")]
@@ -33,20 +36,28 @@ pub use prover::{prove, start, PendingProofs, Proof, ProveOptions};
 pub use srs::{LoadOptions, Srs, VerifyingKey};
 pub use telemetry::ProofTimings;
 
+pub use backend::{built_with_cuda, BUILT_CUDA_ARCHS};
+
 /// The backend proofs run on ("cpu" or "cuda").
 pub fn backend_name() -> &'static str {
     backend::default_backend().name()
 }
 
+/// What proofs run on, in words: the backend, each GPU with its architecture and whether this
+/// build has code for it, or why it is the CPU (the line a process's first call prints).
+pub fn backend_description() -> String {
+    backend::default_backend().describe()
+}
+
 /// Device memory held by this process through the CUDA backend: `(now, peak)` in bytes, all
-/// GPUs together; `None` without the `cuda` feature.
+/// GPUs together; `None` in a build without CUDA.
 pub fn gpu_memory() -> Option<(usize, usize)> {
-    #[cfg(feature = "cuda")]
+    #[cfg(groth16_c2_cuda)]
     {
         use backend::cuda::runtime::vram;
         Some((vram::current(), vram::peak()))
     }
-    #[cfg(not(feature = "cuda"))]
+    #[cfg(not(groth16_c2_cuda))]
     None
 }
 
@@ -54,7 +65,7 @@ pub fn gpu_memory() -> Option<(usize, usize)> {
 /// SRS copies on every GPU) and its idle page-locked staging buffers, waiting for proofs running
 /// on them. The next proof allocates again.
 pub fn release_gpu_memory() {
-    #[cfg(feature = "cuda")]
+    #[cfg(groth16_c2_cuda)]
     backend::cuda::device::release_all();
 }
 

@@ -176,8 +176,8 @@ fn log_enabled() -> bool {
 }
 
 /// Records the timings of a call that finished on this thread: counters, the thread's last
-/// timings, the host's callback and the log line.
-pub(crate) fn record(t: ProofTimings) {
+/// timings, the host's callback and the log line (`device` names the backend and GPU there).
+pub(crate) fn record(t: ProofTimings, device: &str) {
     CALLS.fetch_add(1, Ordering::Relaxed);
     CIRCUITS.fetch_add(t.num_circuits as u64, Ordering::Relaxed);
     LAST.with(|c| c.set(Some(t)));
@@ -186,7 +186,7 @@ pub(crate) fn record(t: ProofTimings) {
         unsafe { (cb.f)(&t, cb.user as *mut c_void) };
     }
     if log_enabled() {
-        eprintln!("{}", t.log_line());
+        eprintln!("{} {device}", t.log_line());
     }
 }
 

@@ -354,18 +354,35 @@ fn null_data_inside_an_assignment() {
         "start(num_circuits = 0)",
         "num_circuits is 0",
     );
-    expect_err(
-        start_raw(
+    // Every negative gpu_index means "any GPU", as in Curio's fork: same proof as -1.
+    let any = start_raw(
+        &f.srs,
+        &a,
+        &[Scalar::ONE],
+        &[Scalar::ONE],
+        std::ptr::null_mut(),
+        -1,
+    )
+    .unwrap()
+    .finalize()
+    .unwrap();
+    for gpu_index in [-2, i32::MIN] {
+        let proofs = start_raw(
             &f.srs,
             &a,
             &[Scalar::ONE],
             &[Scalar::ONE],
             std::ptr::null_mut(),
-            -2,
-        ),
-        "start(gpu_index = -2)",
-        "gpu_index -2",
-    );
+            gpu_index,
+        )
+        .unwrap_or_else(|e| panic!("start(gpu_index = {gpu_index}) failed: {e:?}"))
+        .finalize()
+        .unwrap();
+        assert_eq!(
+            proofs, any,
+            "gpu_index {gpu_index} proves differently from -1"
+        );
+    }
     f.assert_healthy();
 }
 

@@ -2,7 +2,7 @@
 //! cancelling branches, a small scalar multiple) equal blstrs on G1 and G2, for 1000 random
 //! pairs and the edge pairs every formula must survive: an identity operand, both identities,
 //! `b == a`, `b == -a` and `a == 2b`. Needs a GPU; prints a SKIP line without one.
-#![cfg(feature = "cuda")]
+#![cfg(groth16_c2_cuda)]
 
 mod gpu_support;
 

@@ -1,6 +1,6 @@
 //! GPU field arithmetic (Fr and Fp in 32-bit limbs) equals blstrs, on 10^6 random pairs and on
 //! edge values. Needs a GPU; prints a SKIP line without one.
-#![cfg(feature = "cuda")]
+#![cfg(groth16_c2_cuda)]
 
 mod gpu_support;
 

@@ -1,6 +1,6 @@
 //! The H polynomial on the GPU equals the CPU's bit for bit for domains 2^1 .. 2^22, with
 //! `abc_size` a power of two and not. Needs a GPU; prints a SKIP line without one.
-#![cfg(feature = "cuda")]
+#![cfg(groth16_c2_cuda)]
 
 mod gpu_support;
 

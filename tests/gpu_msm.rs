@@ -13,7 +13,7 @@
 //! Identity points are left out of the oracle's input altogether.
 //!
 //! Needs a GPU; prints a SKIP line without one.
-#![cfg(feature = "cuda")]
+#![cfg(groth16_c2_cuda)]
 
 mod gpu_support;
 

@@ -1,7 +1,7 @@
 //! The GPU NTT equals the CPU FFT bit for bit: every size 2^1 .. 2^24 and 2^27 once, random
 //! and sparse inputs, forward and inverse, every input/output order, coset variants, and
 //! inverse(forward(x)) == x. Needs a GPU; prints a SKIP line without one.
-#![cfg(feature = "cuda")]
+#![cfg(groth16_c2_cuda)]
 
 mod gpu_support;
 

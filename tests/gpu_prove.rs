@@ -10,7 +10,7 @@
 //! while both GPUs' circuit counters move.
 //!
 //! Needs a GPU; prints a SKIP line without one (the two-GPU test also without a second GPU).
-#![cfg(all(feature = "cuda", feature = "bellpepper"))]
+#![cfg(all(groth16_c2_cuda, feature = "bellpepper"))]
 
 mod common;
 #[path = "../examples/common/mod.rs"]

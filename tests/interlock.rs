@@ -7,7 +7,7 @@
 //! proves 2 workers × 50 proofs of three sizes and checks device memory after equals before.
 
 mod common;
-#[cfg(feature = "cuda")]
+#[cfg(groth16_c2_cuda)]
 mod gpu_support;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -407,7 +407,7 @@ fn verification_can_be_turned_off() {
 // ---------------------------------------------------------------------------------------------
 // The CUDA backend (skipped without a GPU)
 
-#[cfg(feature = "cuda")]
+#[cfg(groth16_c2_cuda)]
 mod gpu {
     use super::*;
     use gpu_support::{gpu_or_skip, say};

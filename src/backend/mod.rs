@@ -6,7 +6,7 @@
 
 pub mod cpu;
 /// cbindgen:ignore
-#[cfg(feature = "cuda")]
+#[cfg(groth16_c2_cuda)]
 pub mod cuda;
 
 use blst::blst_scalar;
@@ -43,6 +43,17 @@ pub type HostPrep = Vec<CircuitPrep>;
 pub trait Backend: Send + Sync {
     /// Short name for logs and reports ("cpu", "cuda").
     fn name(&self) -> &'static str;
+
+    /// What this backend proves on, for the report of a process's first call.
+    fn describe(&self) -> String {
+        format!("backend {}", self.name())
+    }
+
+    /// ` key=value` fields naming `device` for the timings log line.
+    fn device_label(&self, device: usize) -> String {
+        let _ = device;
+        format!("backend={}", self.name())
+    }
 
     /// Devices a call may spread its circuits over (the CPU is one).
     fn device_count(&self) -> usize {
@@ -146,17 +157,66 @@ pub trait Backend: Send + Sync {
     ) -> Result<G2Projective>;
 }
 
-/// The backend this process uses: CUDA when the library is built with the `cuda` feature and a
-/// GPU is visible (unless `GROTH16_C2_BACKEND=cpu`), else the CPU. Decided once per process.
+/// The backend this process uses: CUDA when the library was built with it and a GPU is visible
+/// (unless `GROTH16_C2_BACKEND=cpu`), else the CPU. Decided once per process.
 pub fn default_backend() -> &'static dyn Backend {
     static CHOICE: once_cell::sync::Lazy<&'static dyn Backend> = once_cell::sync::Lazy::new(|| {
-        let forced_cpu = std::env::var("GROTH16_C2_BACKEND").as_deref() == Ok("cpu");
-        #[cfg(feature = "cuda")]
-        if !forced_cpu && cuda::available() {
+        #[cfg(groth16_c2_cuda)]
+        if !forced_cpu() && cuda::available() {
             return &cuda::CudaBackend;
         }
-        let _ = forced_cpu;
         &cpu::CpuBackend
     });
     *CHOICE
+}
+
+fn forced_cpu() -> bool {
+    std::env::var("GROTH16_C2_BACKEND").as_deref() == Ok("cpu")
+}
+
+/// Whether this library was built with the CUDA backend.
+pub const fn built_with_cuda() -> bool {
+    cfg!(groth16_c2_cuda)
+}
+
+/// The GPU architectures this library was built for (`sm_75,...,sm_120+compute_75`), empty
+/// without CUDA.
+pub const BUILT_CUDA_ARCHS: &str = env!("GROTH16_C2_BUILD_CUDA_ARCHS");
+
+/// Why the default backend is the CPU (empty when it is not).
+pub(crate) fn cpu_reason() -> String {
+    if default_backend().name() != "cpu" {
+        String::new()
+    } else if !built_with_cuda() {
+        "this library was built without CUDA (no nvcc at build time, or GROTH16_C2_NO_CUDA / \
+         feature cpu-only)"
+            .into()
+    } else if forced_cpu() {
+        "GROTH16_C2_BACKEND=cpu".into()
+    } else {
+        format!("built with CUDA ({BUILT_CUDA_ARCHS}), but no CUDA device is visible")
+    }
+}
+
+/// Says once per process and backend, on stderr, what the proofs run on (unless
+/// `GROTH16_C2_QUIET=1`): the backend, its GPUs with their architecture, or why it is the CPU.
+pub(crate) fn announce(backend: &dyn Backend) {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    static CPU: AtomicBool = AtomicBool::new(false);
+    static GPU: AtomicBool = AtomicBool::new(false);
+    let said = if backend.name() == "cpu" { &CPU } else { &GPU };
+    if said.swap(true, Ordering::Relaxed) {
+        return;
+    }
+    if matches!(
+        std::env::var("GROTH16_C2_QUIET").as_deref(),
+        Ok("1" | "true" | "yes")
+    ) {
+        return;
+    }
+    eprintln!(
+        "groth16-c2 {}: {}",
+        env!("CARGO_PKG_VERSION"),
+        backend.describe()
+    );
 }

@@ -27,7 +27,8 @@ pub use settings::{
 };
 pub use srs::{clone_SRS, create_SRS, drop_SRS, evict_SRS, SrsHandle};
 pub use util::{
-    groth16_c2_abi_arguments, groth16_c2_backend, groth16_c2_last_timings, verify_groth16_proof_c,
+    groth16_c2_abi_arguments, groth16_c2_backend, groth16_c2_built_with_cuda,
+    groth16_c2_cuda_archs, groth16_c2_last_timings, verify_groth16_proof_c,
 };
 
 /// A reference to `*ptr`, or a "null pointer passed as `name`" error.

@@ -16,6 +16,22 @@ pub extern "C" fn groth16_c2_backend() -> *const c_char {
     guard_or(std::ptr::null(), || crate::backend_name_cstr().as_ptr())
 }
 
+/// Whether this library was built with the CUDA backend (nvcc found at build time). A CUDA
+/// build still proves on the CPU where no GPU is visible; `groth16_c2_backend` says which runs.
+#[no_mangle]
+pub extern "C" fn groth16_c2_built_with_cuda() -> bool {
+    crate::built_with_cuda()
+}
+
+/// The GPU architectures this library carries code for, e.g.
+/// `"sm_75,sm_80,sm_86,sm_89,sm_90,sm_100,sm_120+compute_75"` (machine code, then the embedded
+/// PTX that newer GPUs compile at first use); `""` in a build without CUDA. A static string.
+#[no_mangle]
+pub extern "C" fn groth16_c2_cuda_archs() -> *const c_char {
+    const ARCHS: &str = concat!(env!("GROTH16_C2_BUILD_CUDA_ARCHS"), "\0");
+    ARCHS.as_ptr().cast()
+}
+
 /// How many arguments this build's `generate_groth16_proofs_c` takes: 6 (supraseal-c2's form)
 /// or 8 (Curio's, the `cuzk-abi` feature). A host calls it once at start-up to catch a library
 /// built for the other form, which would otherwise link and misread its arguments.

@@ -39,8 +39,8 @@ pub struct Proof {
 pub struct ProveOptions<'l> {
     /// The caller's lock; `None` uses the library's own lock for the device.
     pub lock: Option<&'l GpuLock>,
-    /// `>= 0` pins the call to that GPU, `-1` lets it spread over GPUs. The CPU backend has a
-    /// single device and accepts both.
+    /// `>= 0` pins the call to that GPU; a negative value (`-1`) lets it spread over GPUs. The
+    /// CPU backend has a single device and accepts any value.
     pub gpu_index: i32,
     /// The backend; `None` is the process default ([`default_backend`]).
     pub backend: Option<&'static dyn Backend>,
@@ -79,6 +79,7 @@ pub struct PendingProofs {
     circuits: Vec<CircuitTail>,
     g2_tails: Option<G2Tails>,
     verify: bool,
+    backend: &'static dyn Backend,
     timings: ProofTimings,
     lock_span: LockSpan,
     started: Instant,
@@ -122,8 +123,9 @@ fn start_batch(
     let started = Instant::now();
     let start_unix_ns = unix_ns(SystemTime::now());
     let backend = options.backend.unwrap_or_else(default_backend);
+    crate::backend::announce(backend);
     let pool = settings::pool();
-    check_request(srs, witnesses, r_s, s_s, options)?;
+    check_request(srs, witnesses, r_s, s_s)?;
     let devices = plan_devices(backend, witnesses.len(), options.gpu_index)?;
     let mut timings = ProofTimings {
         num_circuits: witnesses.len(),
@@ -184,6 +186,7 @@ fn start_batch(
         circuits,
         g2_tails,
         verify: options.verify.unwrap_or_else(settings::verify_proofs),
+        backend,
         timings,
         lock_span: LockSpan { acquired, released },
         started,
@@ -211,6 +214,8 @@ fn spawn_g2_tails(
     let (send, receive) = mpsc::sync_channel(1);
     pool.spawn(move || {
         let t = Instant::now();
+        // The host's synthesis threads back off while it runs (Curio's cuzk defines the hook).
+        let _throttle = crate::host_hooks::MembwThrottle::engage();
         let run = || -> Result<Vec<Option<G2Projective>>> {
             work.iter()
                 .map(|w| {
@@ -223,19 +228,14 @@ fn spawn_g2_tails(
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(run))
             .unwrap_or_else(|p| Err(Error::Panic(crate::ffi::panic::panic_message(p))))
             .map(|tails| (tails, ms(t.elapsed())));
+        drop(_throttle);
         // The receiver is gone when the host destroyed the pending proof: nothing to deliver.
         let _ = send.send(result);
     });
     Some(receive)
 }
 
-fn check_request(
-    srs: &Srs,
-    witnesses: &[Witness],
-    r_s: &[Scalar],
-    s_s: &[Scalar],
-    options: ProveOptions,
-) -> Result<()> {
+fn check_request(srs: &Srs, witnesses: &[Witness], r_s: &[Scalar], s_s: &[Scalar]) -> Result<()> {
     if witnesses.is_empty() {
         return Err(Error::invalid(
             "num_circuits is 0; there is nothing to prove",
@@ -249,12 +249,6 @@ fn check_request(
             s_s.len()
         )));
     }
-    if options.gpu_index < -1 {
-        return Err(Error::invalid(format!(
-            "gpu_index {} is neither a device index (>= 0) nor -1 (any)",
-            options.gpu_index
-        )));
-    }
     if bool::from(srs.vk.delta_g1.is_identity()) || bool::from(srs.vk.delta_g2.is_identity()) {
         return Err(Error::UnusableSrs(
             "delta is the identity, which would let anyone forge proofs",
@@ -266,8 +260,9 @@ fn check_request(
     Ok(())
 }
 
-/// The device each circuit runs on: `gpu_index >= 0` pins them all to that device, `-1`
-/// spreads them round-robin over `min(devices, circuits)` devices.
+/// The device each circuit runs on: `gpu_index >= 0` pins them all to that device, a negative
+/// one (`-1`, as Curio's fork treats any negative index) spreads them round-robin over
+/// `min(devices, circuits)` devices.
 fn plan_devices(backend: &dyn Backend, circuits: usize, gpu_index: i32) -> Result<Vec<usize>> {
     let count = backend.device_count().max(1);
     if gpu_index >= 0 {
@@ -425,7 +420,8 @@ impl PendingProofs {
         }
         timings.total_ms = ms(self.started.elapsed());
         timings.end_unix_ns = unix_ns(SystemTime::now());
-        telemetry::record(timings);
+        let device = self.backend.device_label(timings.gpu_index.max(0) as usize);
+        telemetry::record(timings, &device);
         Ok((proofs, timings))
     }
 

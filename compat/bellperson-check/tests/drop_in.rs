@@ -1,6 +1,14 @@
-//! bellperson 0.26 with `cuda-supraseal`, patched to our `supraseal-c2` compat crate, proves
-//! real bellperson circuits through its own API (`SuprasealParameters`, `create_proof_batch`,
-//! `create_random_proof_batch`), and bellperson's verifier accepts every proof.
+//! bellperson 0.26 or 0.27 (features `v026`, `v027`) with `cuda-supraseal`, patched to our
+//! `supraseal-c2` compat crate, proves real bellperson circuits through its own API
+//! (`SuprasealParameters`, `create_proof_batch`, `create_random_proof_batch`), bellperson's
+//! verifier accepts every proof, and the library it linked is the build it should be (CUDA
+//! when nvcc was there, CPU otherwise: `GROTH16_C2_EXPECT_CUDA`, set by the outer test).
+
+// v027 wins when both are on (v026 is the default feature).
+#[cfg(all(feature = "v026", not(feature = "v027")))]
+extern crate bellperson026 as bellperson;
+#[cfg(feature = "v027")]
+extern crate bellperson027 as bellperson;
 
 #[path = "../../../tests/common/circuits.rs"]
 mod circuits;
@@ -250,4 +258,30 @@ fn misuse_panics_as_in_supraseal() {
         .and_then(|p| p.downcast_ref::<String>().cloned())
         .unwrap_or_default();
     assert!(msg.contains("num_circuits is 0"), "panic message: {msg}");
+}
+
+extern "C" {
+    // From groth16-c2, linked in through the compat crate.
+    fn groth16_c2_built_with_cuda() -> bool;
+    fn groth16_c2_cuda_archs() -> *const std::ffi::c_char;
+    fn groth16_c2_backend() -> *const std::ffi::c_char;
+}
+
+#[test]
+fn linked_the_expected_build() {
+    // SAFETY: plain calls; the strings are static.
+    let (cuda, archs, backend) = unsafe {
+        (
+            groth16_c2_built_with_cuda(),
+            std::ffi::CStr::from_ptr(groth16_c2_cuda_archs()).to_string_lossy(),
+            std::ffi::CStr::from_ptr(groth16_c2_backend()).to_string_lossy(),
+        )
+    };
+    println!("groth16-c2 linked: built with CUDA {cuda} ({archs}), proving on {backend}");
+    match std::env::var("GROTH16_C2_EXPECT_CUDA").as_deref() {
+        Ok("1") => assert!(cuda, "expected a CUDA build of groth16-c2, got a CPU-only one"),
+        Ok("0") => assert!(!cuda, "expected a CPU-only build of groth16-c2, got {archs}"),
+        _ => println!("GROTH16_C2_EXPECT_CUDA unset: not checking which build"),
+    }
+    assert_eq!(archs.is_empty(), !cuda);
 }

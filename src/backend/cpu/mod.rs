@@ -20,6 +20,16 @@ impl Backend for CpuBackend {
         "cpu"
     }
 
+    fn describe(&self) -> String {
+        let reason = super::cpu_reason();
+        let threads = crate::settings::threads();
+        if reason.is_empty() {
+            format!("proving on the CPU ({threads} threads)")
+        } else {
+            format!("proving on the CPU ({threads} threads): {reason}")
+        }
+    }
+
     fn h_msm(
         &self,
         h_query: &[G1Affine],

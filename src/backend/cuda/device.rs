@@ -69,6 +69,7 @@ pub fn grow<T: Copy>(slot: &mut Option<DeviceBuffer<T>>, n: usize) -> Result<&mu
 
 impl DeviceState {
     fn new(index: usize) -> Result<DeviceState> {
+        super::probe::check_device(index)?;
         set_device(index)?;
         Ok(DeviceState {
             index,

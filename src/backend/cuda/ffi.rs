@@ -56,6 +56,7 @@ extern "C" {
 }
 
 extern "C" {
+    #[cfg(feature = "gpu-test-kernels")]
     pub fn g16_fr_test_op(
         op: c_int,
         a: *const c_void,
@@ -64,6 +65,7 @@ extern "C" {
         n: usize,
         stream: Stream,
     ) -> c_int;
+    #[cfg(feature = "gpu-test-kernels")]
     pub fn g16_fp_test_op(
         op: c_int,
         a: *const c_void,
@@ -107,6 +109,7 @@ extern "C" {
         stream: Stream,
     ) -> c_int;
     pub fn g16_bit_reverse(data: *mut c_void, lg_n: u32, stream: Stream) -> c_int;
+    #[cfg(feature = "gpu-test-kernels")]
     pub fn g16_curve_test_op(
         curve: c_int,
         op: c_int,
@@ -140,5 +143,18 @@ extern "C" {
         workspace_bytes: usize,
         result: *mut c_void,
         stream: Stream,
+    ) -> c_int;
+    pub fn g16_device_info(
+        device: c_int,
+        name: *mut c_char,
+        name_len: usize,
+        major: *mut c_int,
+        minor: *mut c_int,
+        total_memory: *mut usize,
+    ) -> c_int;
+    pub fn g16_kernel_image_check(
+        device: c_int,
+        binary_version: *mut c_int,
+        ptx_version: *mut c_int,
     ) -> c_int;
 }

@@ -130,7 +130,8 @@ pub fn bit_reverse(data: &mut DeviceBuffer<Scalar>, lg_n: u32, stream: &Stream) 
     })
 }
 
-/// Field operations the tests compare with blstrs.
+/// Field operations the tests compare with blstrs (feature `gpu-test-kernels`).
+#[cfg(feature = "gpu-test-kernels")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FieldOp {
     Add = 0,
@@ -143,6 +144,7 @@ pub enum FieldOp {
     Inverse = 7,
 }
 
+#[cfg(feature = "gpu-test-kernels")]
 /// Runs `op` element-wise over device arrays of Fr (`fp = false`) or Fp (`fp = true`) values.
 pub fn field_op<T: Copy>(
     fp: bool,
@@ -273,6 +275,7 @@ pub unsafe fn batch_add(
     )
 }
 
+#[cfg(feature = "gpu-test-kernels")]
 /// Queues `out[i] = op(a[i], b[i])` for the curve formula tests (ops of `g16_curve_test_op`).
 ///
 /// # Safety

@@ -13,6 +13,7 @@ pub mod h;
 pub mod kernels;
 pub mod msm;
 pub mod points;
+pub mod probe;
 pub mod resident;
 pub mod runtime;
 pub mod section;
@@ -35,6 +36,33 @@ pub struct CudaBackend;
 impl Backend for CudaBackend {
     fn name(&self) -> &'static str {
         "cuda"
+    }
+
+    fn describe(&self) -> String {
+        let mut s = format!(
+            "proving on CUDA (built for {}), {} GPU(s)",
+            probe::BUILT_ARCHS,
+            probe::gpus().len()
+        );
+        for gpu in probe::gpus() {
+            s += &format!("\n  {}", gpu.describe());
+            if let Err(why) = probe::check_device(gpu.index) {
+                s += &format!("\n  {why}");
+            }
+        }
+        s
+    }
+
+    fn device_label(&self, device: usize) -> String {
+        match probe::gpus().get(device) {
+            // Curio's log parsers split on spaces: none inside a value.
+            Some(gpu) => format!(
+                "backend=cuda gpu_name={} gpu_arch={}",
+                gpu.name.replace(' ', "_"),
+                gpu.sm()
+            ),
+            None => "backend=cuda".into(),
+        }
     }
 
     fn device_count(&self) -> usize {

@@ -52,7 +52,9 @@ pub fn sum_g2(device: usize, points: &[G2Affine], ones: &OnesBitmap) -> Result<G
     sum::<G2>(device, points, ones)
 }
 
-/// `op(a[i], b[i])` through the curve formula paths of `g16_curve_test_op`.
+#[cfg(feature = "gpu-test-kernels")]
+/// `op(a[i], b[i])` through the curve formula paths of `g16_curve_test_op` (feature
+/// `gpu-test-kernels`).
 pub fn curve_op_g1(
     device: usize,
     op: i32,
@@ -62,6 +64,7 @@ pub fn curve_op_g1(
     curve_op::<G1>(device, op, a, b)
 }
 
+#[cfg(feature = "gpu-test-kernels")]
 /// As [`curve_op_g1`], over G2.
 pub fn curve_op_g2(
     device: usize,
@@ -242,6 +245,7 @@ fn sum<C: GpuCurve>(
     download_one::<C>(&result, stream)
 }
 
+#[cfg(feature = "gpu-test-kernels")]
 fn curve_op<C: GpuCurve>(
     device: usize,
     op: i32,

@@ -1,13 +1,4 @@
-//! GPU benchmark of the H stage: NTT times for 2^20, 2^24, 2^26, 2^27 and the whole H pipeline
-//! for 2^24 and 2^27 (with uploads from pinned memory and without), next to the CPU path on
-//! this machine's cores, measured in the same run. Medians of `--runs` runs.
-//!
-//! Also G1 MSM alone (`--msm`): random points and canonical scalars resident on the device, GPU
-//! time by CUDA events, the CPU backend's time at sizes up to 2^22 for the ratio, and a check
-//! that both give the same point.
-//!
-//! `gpu_bench [--ntt 20,24,26,27] [--h 24,27] [--msm 20,22,24,26,27] [--runs 5] [--no-cpu]`
-//! (pass an empty list, e.g. `--ntt ""`, to skip a section)
+//! The benchmark itself (CUDA builds only; see main.rs).
 
 use std::time::Instant;
 
@@ -67,7 +58,7 @@ fn time(runs: usize, mut f: impl FnMut()) -> f64 {
     )
 }
 
-fn main() {
+pub fn main() {
     let args: Vec<String> = std::env::args().collect();
     let runs = list(&args, "--runs", "5")[0] as usize;
     let cpu = !args.iter().any(|a| a == "--no-cpu");

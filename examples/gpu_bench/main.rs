@@ -1,0 +1,29 @@
+//! GPU benchmark of the H stage: NTT times for 2^20, 2^24, 2^26, 2^27 and the whole H pipeline
+//! for 2^24 and 2^27 (with uploads from pinned memory and without), next to the CPU path on
+//! this machine's cores, measured in the same run. Medians of `--runs` runs.
+//!
+//! Also G1 MSM alone (`--msm`): random points and canonical scalars resident on the device, GPU
+//! time by CUDA events, the CPU backend's time at sizes up to 2^22 for the ratio, and a check
+//! that both give the same point.
+//!
+//! `gpu_bench [--ntt 20,24,26,27] [--h 24,27] [--msm 20,22,24,26,27] [--runs 5] [--no-cpu]`
+//! (pass an empty list, e.g. `--ntt ""`, to skip a section)
+//!
+//! Needs a build with the CUDA backend (nvcc at build time); other builds print why and exit 2.
+
+#[cfg(groth16_c2_cuda)]
+mod bench;
+
+#[cfg(groth16_c2_cuda)]
+fn main() {
+    bench::main();
+}
+
+#[cfg(not(groth16_c2_cuda))]
+fn main() {
+    eprintln!(
+        "gpu_bench: this build of groth16-c2 has no CUDA backend (no nvcc was found at build \
+         time, or GROTH16_C2_NO_CUDA / feature cpu-only); build with --features cuda"
+    );
+    std::process::exit(2);
+}
