@@ -48,6 +48,8 @@ typedef struct { fp_t x[2], y[2]; } g2_affine_t;
 
 #define GROTH16_C2_ERR_OUT_OF_DEVICE_MEMORY 12
 
+#define GROTH16_C2_ERR_UNSUPPORTED_GPU 13
+
 // `{ int32_t code; char* message; }`. `code == 0` is success and `message` is then NULL.
 typedef struct {
   int32_t code;
@@ -291,6 +293,15 @@ SRS clone_SRS(const SRS *srs);
 
 // The backend this library proves with ("cpu" or "cuda"), a static string.
 const char *groth16_c2_backend(void);
+
+// Whether this library was built with the CUDA backend (nvcc found at build time). A CUDA
+// build still proves on the CPU where no GPU is visible; `groth16_c2_backend` says which runs.
+bool groth16_c2_built_with_cuda(void);
+
+// The GPU architectures this library carries code for, e.g.
+// `"sm_75,sm_80,sm_86,sm_89,sm_90,sm_100,sm_120+compute_75"` (machine code, then the embedded
+// PTX that newer GPUs compile at first use); `""` in a build without CUDA. A static string.
+const char *groth16_c2_cuda_archs(void);
 
 // How many arguments this build's `generate_groth16_proofs_c` takes: 6 (supraseal-c2's form)
 // or 8 (Curio's, the `cuzk-abi` feature). A host calls it once at start-up to catch a library

@@ -2,7 +2,7 @@
 # scripts/gpu-pack.sh [PACK_DIR]: builds the release test binaries and examples with
 # `--features cuda,bellpepper,gpu-test-kernels` (CUDA runtime linked statically), strips them and packs them,
 # xz-compressed with a dictionary larger than one binary (every binary carries the same
-# GPU code, ~30 MB for the default architectures and already compressed by nvcc, so only the
+# GPU code, ~16 MB for the default architectures and compressed by nvcc, so only the
 # first copy costs space; the device tool carries 64 MiB), with
 # scripts/gpu-run.sh into PACK_DIR (default gpu-pack/, git-ignored). The folder is what travels
 # to the GPU machine, which has the driver but no Rust: pass it in the device tool's `carry` and

@@ -10,6 +10,7 @@ pub mod backend;
 pub mod curve;
 pub mod error;
 pub mod ffi;
+/// cbindgen:ignore
 pub mod host_hooks;
 pub mod lock;
 pub mod prover;

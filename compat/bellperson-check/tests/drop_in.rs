@@ -279,8 +279,14 @@ fn linked_the_expected_build() {
     };
     println!("groth16-c2 linked: built with CUDA {cuda} ({archs}), proving on {backend}");
     match std::env::var("GROTH16_C2_EXPECT_CUDA").as_deref() {
-        Ok("1") => assert!(cuda, "expected a CUDA build of groth16-c2, got a CPU-only one"),
-        Ok("0") => assert!(!cuda, "expected a CPU-only build of groth16-c2, got {archs}"),
+        Ok("1") => assert!(
+            cuda,
+            "expected a CUDA build of groth16-c2, got a CPU-only one"
+        ),
+        Ok("0") => assert!(
+            !cuda,
+            "expected a CPU-only build of groth16-c2, got {archs}"
+        ),
         _ => println!("GROTH16_C2_EXPECT_CUDA unset: not checking which build"),
     }
     assert_eq!(archs.is_empty(), !cuda);

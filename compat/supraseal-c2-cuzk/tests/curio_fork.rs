@@ -11,8 +11,8 @@ use std::sync::mpsc;
 
 use bellperson::groth16::Proof;
 use blstrs::{Bls12, Scalar};
-use supraseal_c2::{Assignment, SRS};
 use support::*;
+use supraseal_c2::{Assignment, SRS};
 
 /// The fork's signatures, checked by the compiler: a change of any parameter fails the build.
 #[test]
@@ -171,9 +171,8 @@ fn a_failed_start_panics_and_releases_the_lock() {
     let lock = supraseal_c2::alloc_gpu_mutex() as usize;
     let other = WitnessOfAnotherCircuit::new();
     let (r, s_) = rs(1, 3);
-    let caught = std::panic::catch_unwind(|| {
-        start(&s, &[&other.0], &r, &s_, lock as *mut c_void, 0)
-    });
+    let caught =
+        std::panic::catch_unwind(|| start(&s, &[&other.0], &r, &s_, lock as *mut c_void, 0));
     let msg = panic_text(caught.expect_err("a start with a mismatched witness must panic"));
     assert!(msg.contains("circuit 0"), "{msg}");
     unsafe { supraseal_c2::drop_pending_proof(std::ptr::null_mut()) };

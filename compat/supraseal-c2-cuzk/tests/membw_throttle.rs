@@ -36,9 +36,16 @@ fn the_throttle_is_set_around_the_cpu_g2_msm_and_cleared_after() {
         let mut proofs = empty_proofs(1);
         supraseal_c2::finish_groth16_proof(pending, &mut proofs);
         assert_verifies(&s, &proofs, &[x]);
-        assert_eq!(CURRENT.load(Ordering::SeqCst), 0, "the throttle was left on");
+        assert_eq!(
+            CURRENT.load(Ordering::SeqCst),
+            0,
+            "the throttle was left on"
+        );
     }
-    let (on, off) = (ENGAGED.load(Ordering::SeqCst), RELEASED.load(Ordering::SeqCst));
+    let (on, off) = (
+        ENGAGED.load(Ordering::SeqCst),
+        RELEASED.load(Ordering::SeqCst),
+    );
     assert_eq!(on, 3, "one throttle per proof's CPU G2 MSM");
     assert_eq!(off, on, "every throttle released");
 }

@@ -64,8 +64,12 @@ pub fn bellperson_proof(s: &Setup, seed: u64, r: Scalar, s_: Scalar) -> Proof<Bl
 }
 
 pub fn rs(n: usize, seed: u64) -> (Vec<Scalar>, Vec<Scalar>) {
-    let r = (0..n).map(|i| Scalar::from(seed * 100 + i as u64 + 2)).collect();
-    let s = (0..n).map(|i| Scalar::from(seed * 100 + i as u64 + 50)).collect();
+    let r = (0..n)
+        .map(|i| Scalar::from(seed * 100 + i as u64 + 2))
+        .collect();
+    let s = (0..n)
+        .map(|i| Scalar::from(seed * 100 + i as u64 + 50))
+        .collect();
     (r, s)
 }
 
@@ -147,7 +151,10 @@ pub fn generate(
 pub fn assert_verifies(s: &Setup, proofs: &[Proof<Bls12>], publics: &[Vec<Scalar>]) {
     assert_eq!(proofs.len(), publics.len());
     for (i, (p, x)) in proofs.iter().zip(publics).enumerate() {
-        assert!(verify_proof(&s.pvk, p, x).unwrap(), "proof {i} does not verify");
+        assert!(
+            verify_proof(&s.pvk, p, x).unwrap(),
+            "proof {i} does not verify"
+        );
     }
 }
 
