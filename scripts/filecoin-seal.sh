@@ -12,7 +12,7 @@
 #
 # Environment:
 #   GROTH16_C2_FIL_PARAMS   the parameter cache (default ~/.cache/groth16-c2/filecoin-params);
-#                           the 2 KiB params (1.1 GB; 12-18 min on 2 cores, 2 min on 16) are
+#                           the 2 KiB params (1.1 GB; 10-18 min on 2 cores, 2 min on 16) are
 #                           generated there once and reused. FIL_PROOFS_PARAMETER_CACHE wins.
 #   EC_GPU_CUDA_NVCC_ARGS   nvcc arguments for bellperson's and neptune's kernels (default below).
 #

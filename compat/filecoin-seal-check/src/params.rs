@@ -79,7 +79,7 @@ pub fn ensure(config: &PoRepConfig, files: &ParamFiles) -> Result<Option<Duratio
 
     eprintln!(
         "filecoin-seal-check: generating the 2 KiB PoRep parameters into {} \
-         (once per cache: 12-18 min on 2 cores, 2 min on 16)",
+         (once per cache: 10-18 min on 2 cores, 2 min on 16)",
         dir.display()
     );
     let pp = public_params::<Tree>(config)?;
