@@ -428,11 +428,7 @@ fn compile_cached(build: &cc::Build, sources: &[PathBuf], name: &str, key: u64, 
 /// not need, and two such device-linked archives in one binary (kernels and test kernels)
 /// broke the test kernels' launches ("invalid resource handle").
 fn compile_each(build: &cc::Build, sources: &[PathBuf]) -> Vec<PathBuf> {
-    let jobs = std::env::var("NUM_JOBS")
-        .ok()
-        .and_then(|j| j.parse::<usize>().ok())
-        .unwrap_or(1)
-        .clamp(1, sources.len().max(1));
+    let jobs = num_jobs().clamp(1, sources.len().max(1));
     let mut queue: Vec<&PathBuf> = sources.iter().collect();
     // Measured nvcc times, slowest last (popped first); other files go first in the queue.
     const SLOWEST: [&str; 5] = ["field_test", "msm_g2", "curve_test", "ntt", "msm_g1"];
@@ -458,6 +454,14 @@ fn compile_each(build: &cc::Build, sources: &[PathBuf]) -> Vec<PathBuf> {
     objects
 }
 
+/// The parallel jobs cargo allows this build script.
+fn num_jobs() -> usize {
+    std::env::var("NUM_JOBS")
+        .ok()
+        .and_then(|j| j.parse().ok())
+        .unwrap_or(1)
+}
+
 /// Packs the objects into a static library.
 fn archive(build: &cc::Build, objects: &[PathBuf], lib: &Path) {
     let _ = std::fs::remove_file(lib);
@@ -481,10 +485,7 @@ fn build_cuda(crate_dir: &Path, out_dir: &Path, nvcc: &Path) -> Targets {
 
     // cc finds nvcc through NVCC (set for this build script's process only).
     std::env::set_var("NVCC", nvcc);
-    let jobs = std::env::var("NUM_JOBS")
-        .ok()
-        .and_then(|j| j.parse::<usize>().ok())
-        .unwrap_or(1);
+    let jobs = num_jobs();
     let mut base = cc::Build::new();
     base.cuda(true)
         .cudart("static")

@@ -176,8 +176,9 @@ fn log_enabled() -> bool {
 }
 
 /// Records the timings of a call that finished on this thread: counters, the thread's last
-/// timings, the host's callback and the log line (`device` names the backend and GPU there).
-pub(crate) fn record(t: ProofTimings, device: &str) {
+/// timings, the host's callback and the log line (`device` names the backend and GPU there; it
+/// is only asked for when the line is printed).
+pub(crate) fn record(t: ProofTimings, device: impl FnOnce() -> String) {
     CALLS.fetch_add(1, Ordering::Relaxed);
     CIRCUITS.fetch_add(t.num_circuits as u64, Ordering::Relaxed);
     LAST.with(|c| c.set(Some(t)));
@@ -186,7 +187,7 @@ pub(crate) fn record(t: ProofTimings, device: &str) {
         unsafe { (cb.f)(&t, cb.user as *mut c_void) };
     }
     if log_enabled() {
-        eprintln!("{} {device}", t.log_line());
+        eprintln!("{} {}", t.log_line(), device());
     }
 }
 

@@ -420,8 +420,10 @@ impl PendingProofs {
         }
         timings.total_ms = ms(self.started.elapsed());
         timings.end_unix_ns = unix_ns(SystemTime::now());
-        let device = self.backend.device_label(timings.gpu_index.max(0) as usize);
-        telemetry::record(timings, &device);
+        let backend = self.backend;
+        telemetry::record(timings, || {
+            backend.device_label(timings.gpu_index.max(0) as usize)
+        });
         Ok((proofs, timings))
     }
 

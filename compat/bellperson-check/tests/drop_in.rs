@@ -290,4 +290,12 @@ fn linked_the_expected_build() {
         _ => println!("GROTH16_C2_EXPECT_CUDA unset: not checking which build"),
     }
     assert_eq!(archs.is_empty(), !cuda);
+    // A host that only adds the [patch] line gets every default architecture.
+    if cuda && std::env::var_os("GROTH16_C2_CUDA_ARCHS").is_none() {
+        for arch in [
+            "sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_100", "sm_120",
+        ] {
+            assert!(archs.contains(arch), "{arch} missing from {archs}");
+        }
+    }
 }
