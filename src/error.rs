@@ -129,3 +129,14 @@ impl Error {
         }
     }
 }
+
+/// The text of a caught panic (for [`Error::Panic`]), wherever in the library it was caught.
+pub(crate) fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "unknown panic payload".to_string()
+    }
+}

@@ -3,18 +3,7 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use super::CError;
-use crate::error::{Error, Result};
-
-/// The text of a caught panic.
-pub(crate) fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_string()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "unknown panic payload".to_string()
-    }
-}
+use crate::error::{panic_message, Error, Result};
 
 /// Runs `f`, turning its error or a panic into the C error value.
 pub(crate) fn guard(f: impl FnOnce() -> Result<()>) -> CError {

@@ -37,6 +37,16 @@ impl SrsHandle {
     }
 }
 
+impl Srs {
+    /// A new reference to the SRS behind a C handle, or `None` if the handle is empty.
+    ///
+    /// # Safety
+    /// The handle must be empty or hold a live reference made by this library.
+    pub unsafe fn from_handle(handle: &SrsHandle) -> Option<Srs> {
+        handle.get().ok()
+    }
+}
+
 /// Loads a bellperson Groth16 params file into `*ret`. With `cache`, every caller of the same
 /// path shares one load (an LRU of 4 paths).
 ///

@@ -226,7 +226,7 @@ fn spawn_g2_tails(
                 .collect()
         };
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(run))
-            .unwrap_or_else(|p| Err(Error::Panic(crate::ffi::panic::panic_message(p))))
+            .unwrap_or_else(|p| Err(Error::Panic(crate::error::panic_message(p))))
             .map(|tails| (tails, ms(t.elapsed())));
         drop(_throttle);
         // The receiver is gone when the host destroyed the pending proof: nothing to deliver.

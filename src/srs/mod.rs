@@ -159,14 +159,6 @@ impl Srs {
         WeakSrs(Arc::downgrade(&self.0))
     }
 
-    /// A new reference to the SRS behind a C handle, or `None` if the handle is empty.
-    ///
-    /// # Safety
-    /// The handle must be empty or hold a live reference made by this library.
-    pub unsafe fn from_handle(handle: &crate::ffi::SrsHandle) -> Option<Srs> {
-        handle.get().ok()
-    }
-
     /// Whether two handles share one load.
     pub fn ptr_eq(&self, other: &Srs) -> bool {
         Arc::ptr_eq(&self.0, &other.0)
