@@ -1,0 +1,43 @@
+//! What the benches share: re-running this binary as a child process and collecting its
+//! report, the process's peak RSS, and `--log-n` lists.
+
+use std::process::Command;
+
+use crate::common::fail;
+
+pub fn parse_sizes(list: &str) -> Vec<u32> {
+    list.split(',')
+        .map(|k| {
+            k.trim()
+                .parse()
+                .unwrap_or_else(|_| fail(&format!("--log-n: cannot parse {k:?}")))
+        })
+        .collect()
+}
+
+/// This binary, to be re-executed as a child.
+pub fn self_command() -> Command {
+    Command::new(std::env::current_exe().unwrap_or_else(|e| fail(&format!("current_exe: {e}"))))
+}
+
+/// Runs a child (its stderr shows through) and returns its stdout; exits if it fails.
+pub fn run_self(mut child: Command, what: &str) -> String {
+    let out = child
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .unwrap_or_else(|e| fail(&format!("cannot start {what}: {e}")));
+    if !out.status.success() {
+        fail(&format!("{what} failed: {}", out.status));
+    }
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// This process's peak resident set size (VmHWM) in KiB, 0 where /proc is not available.
+pub fn peak_rss_kb() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
