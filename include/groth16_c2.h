@@ -105,6 +105,9 @@ typedef struct {
   double batch_add_ms;
   // Pippenger MSMs of the remaining G1 scalars.
   double tail_msm_ms;
+  // Inside the lock, the device waiting for the next circuit of the call to be prepared on
+  // the CPU (GPU idle; 0 for single-circuit calls and whenever the CPU keeps up).
+  double pipeline_wait_ms;
   // Time the lock was held (the device section).
   double gpu_total_ms;
   // The G2 tail MSM of the B query (after the lock, unless it ran on the GPU).
@@ -155,6 +158,30 @@ void *create_gpu_mutex(void);
 // # Safety
 // `lock` must be NULL or come from `create_gpu_mutex` and not be destroyed yet.
 void destroy_gpu_mutex(void *lock);
+
+// Allocates `bytes` of page-aligned host memory into `*out`: page-locked (`cudaHostAlloc`)
+// when proofs run on a GPU, ordinary memory otherwise. Free it with
+// `groth16_c2_free_pinned`. Proofs whose `a`, `b`, `c` lie in such memory skip the staging
+// copy. Fails with a clear error (and `*out` NULL) when the memory cannot be had.
+//
+// # Safety
+// `out` must be writable.
+Error groth16_c2_alloc_pinned(size_t bytes, void **out);
+
+// Frees memory from `groth16_c2_alloc_pinned`. NULL is ignored; a pointer this library did not
+// allocate (or freed already) is left alone and reported with an error.
+//
+// # Safety
+// No proof may still read the memory (after `start` returns, none does), and nothing may use
+// it afterwards.
+Error groth16_c2_free_pinned(void *ptr);
+
+// Whether the `bytes` at `ptr` are page-locked host memory (this library's or the host's own
+// `cudaHostAlloc`/`cudaHostRegister`), so the GPU reads them without a staging copy.
+//
+// # Safety
+// `ptr` is only inspected, never read; any value is allowed.
+bool groth16_c2_is_pinned(const void *ptr, size_t bytes);
 
 #if !defined(GROTH16_C2_CUZK_ABI)
 // Proves `num_circuits` circuits with randomness `r_s[i]`, `s_s[i]` into `proofs[i]`.
@@ -244,6 +271,24 @@ size_t groth16_c2_thread_pool_size(void);
 // CPU after the lock is released (`false`; `GROTH16_C2_G2_TAIL=cpu` starts with `false`).
 // The CPU backend always runs it after the lock.
 void groth16_c2_set_g2_tail_on_gpu(bool on);
+
+// Sets how many circuits of one call are split and staged at once per device (1 to 64; the
+// default 2, or `GROTH16_C2_STAGING_BUFFERS`, overlaps the next circuit's preparation with the
+// current one's device section). Calls that start afterwards use it.
+Error groth16_c2_set_staging_buffers(size_t buffers);
+
+// Sets the host-memory budget in bytes (0, the default: none; `GROTH16_C2_HOST_MEMORY_BUDGET`,
+// e.g. `64G`, sets it at start): the split vectors and page-locked staging that proofs in
+// flight may hold together. A circuit's preparation waits until it fits, except when its call
+// holds the GPU and nothing else, so workers never deadlock on it.
+void groth16_c2_set_host_memory_budget(uint64_t bytes);
+
+// Host memory the library holds for proofs in flight now, and the most it held at once, in
+// bytes (into `*now` and `*peak`, either may be NULL).
+//
+// # Safety
+// Non-NULL pointers must be writable.
+void groth16_c2_host_memory_in_use(uint64_t *now, uint64_t *peak);
 
 // Copies the process-wide counters (calls, circuits, proofs checked, failed checks, failed
 // calls) into `*out`.

@@ -18,17 +18,29 @@ pub fn host_has_membw_throttle() -> bool {
 /// Curio's synthesis threads yield while it is set, leaving memory bandwidth to the CPU G2 MSM.
 pub struct MembwThrottle(());
 
+/// Throttles engaged now: the host hears 1 when the first starts and 0 when the last ends, so
+/// overlapping G2 tails of one batch do not lift each other's throttle.
+static ENGAGED: parking_lot::Mutex<usize> = parking_lot::Mutex::new(0);
+
 impl MembwThrottle {
     pub fn engage() -> MembwThrottle {
-        // SAFETY: calls the host's function when it has one, else nothing.
-        unsafe { groth16_c2_host_membw_throttle(1) };
+        let mut engaged = ENGAGED.lock();
+        if *engaged == 0 {
+            // SAFETY: the hook takes a plain int; the weak default does nothing.
+            unsafe { groth16_c2_host_membw_throttle(1) };
+        }
+        *engaged += 1;
         MembwThrottle(())
     }
 }
 
 impl Drop for MembwThrottle {
     fn drop(&mut self) {
-        // SAFETY: as in `engage`.
-        unsafe { groth16_c2_host_membw_throttle(0) };
+        let mut engaged = ENGAGED.lock();
+        *engaged -= 1;
+        if *engaged == 0 {
+            // SAFETY: as above.
+            unsafe { groth16_c2_host_membw_throttle(0) };
+        }
     }
 }

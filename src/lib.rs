@@ -12,7 +12,9 @@ pub mod error;
 pub mod ffi;
 /// cbindgen:ignore
 pub mod host_hooks;
+pub mod host_memory;
 pub mod lock;
+pub mod pinned;
 pub mod prover;
 pub mod settings;
 pub mod srs;

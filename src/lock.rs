@@ -2,7 +2,7 @@
 //! device section of a proof. Hosts that pass none get the library's own lock for the device.
 
 use once_cell::sync::Lazy;
-use parking_lot::{Mutex, MutexGuard};
+use parking_lot::Mutex;
 
 /// A lock around one device's kernel region.
 #[derive(Debug, Default)]
@@ -13,8 +13,18 @@ impl GpuLock {
         GpuLock::default()
     }
 
-    pub(crate) fn lock(&self) -> MutexGuard<'_, ()> {
-        self.0.lock()
+    /// Takes the lock for a span that may end on another thread (several devices of one call
+    /// share one hold); pair with [`release_raw`](Self::release_raw).
+    pub(crate) fn acquire_raw(&self) {
+        std::mem::forget(self.0.lock());
+    }
+
+    /// Ends a hold begun with [`acquire_raw`](Self::acquire_raw).
+    ///
+    /// # Safety
+    /// This call's `acquire_raw` must be the one holding the lock, and it is released once.
+    pub(crate) unsafe fn release_raw(&self) {
+        self.0.force_unlock();
     }
 
     /// Whether some call holds the lock right now (for tests and diagnostics).

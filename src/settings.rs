@@ -90,3 +90,46 @@ pub fn g2_tail_on_gpu() -> bool {
 pub fn set_g2_tail_on_gpu(on: bool) {
     G2_TAIL_ON_GPU.store(on, Ordering::Relaxed)
 }
+
+/// Circuits of one call prepared at once per device (split and staged): the one in its device
+/// section and those waiting for it. 2 (the default) overlaps the next circuit's preparation
+/// with the current one's device section; 1 prepares each after the one before has finished
+/// (less memory, the GPU waits); more only helps when preparation times vary a lot. From
+/// `GROTH16_C2_STAGING_BUFFERS`.
+static STAGING_BUFFERS: Lazy<std::sync::atomic::AtomicUsize> = Lazy::new(|| {
+    let env = std::env::var("GROTH16_C2_STAGING_BUFFERS").ok();
+    let parsed = env.as_deref().map(|v| v.trim().parse::<usize>());
+    let value = match parsed {
+        Some(Ok(n)) if (1..=MAX_STAGING_BUFFERS).contains(&n) => n,
+        None => 2,
+        Some(_) => {
+            eprintln!(
+                "groth16-c2: ignoring GROTH16_C2_STAGING_BUFFERS={:?} (1..={MAX_STAGING_BUFFERS})",
+                env.unwrap_or_default()
+            );
+            2
+        }
+    };
+    std::sync::atomic::AtomicUsize::new(value)
+});
+
+/// The most circuits a call may prepare at once per device.
+/// cbindgen:ignore
+pub const MAX_STAGING_BUFFERS: usize = 64;
+
+/// Circuits of one call prepared at once per device.
+pub fn staging_buffers() -> usize {
+    STAGING_BUFFERS.load(Ordering::Relaxed)
+}
+
+/// Sets how many circuits of one call are prepared at once per device (1..=64).
+pub fn set_staging_buffers(n: usize) -> Result<()> {
+    if !(1..=MAX_STAGING_BUFFERS).contains(&n) {
+        return Err(Error::invalid(format!(
+            "{n} staging buffers: use 1 to {MAX_STAGING_BUFFERS} (2 overlaps preparation with \
+             the device)"
+        )));
+    }
+    STAGING_BUFFERS.store(n, Ordering::Relaxed);
+    Ok(())
+}

@@ -25,6 +25,9 @@ pub struct ProofTimings {
     pub batch_add_ms: f64,
     /// Pippenger MSMs of the remaining G1 scalars.
     pub tail_msm_ms: f64,
+    /// Inside the lock, the device waiting for the next circuit of the call to be prepared on
+    /// the CPU (GPU idle; 0 for single-circuit calls and whenever the CPU keeps up).
+    pub pipeline_wait_ms: f64,
     /// Time the lock was held (the device section).
     pub gpu_total_ms: f64,
     /// The G2 tail MSM of the B query (after the lock, unless it ran on the GPU).
@@ -51,7 +54,7 @@ pub struct ProofTimings {
 
 impl ProofTimings {
     /// Every stage by its Curio name, in pipeline order.
-    pub fn stages(&self) -> [(&'static str, f64); 11] {
+    pub fn stages(&self) -> [(&'static str, f64); 12] {
         [
             ("split_vectors_ms", self.split_vectors_ms),
             ("prep_msm_ms", self.prep_msm_ms),
@@ -59,6 +62,7 @@ impl ProofTimings {
             ("ntt_msm_h_ms", self.ntt_msm_h_ms),
             ("batch_add_ms", self.batch_add_ms),
             ("tail_msm_ms", self.tail_msm_ms),
+            ("pipeline_wait_ms", self.pipeline_wait_ms),
             ("gpu_total_ms", self.gpu_total_ms),
             ("b_g2_msm_ms", self.b_g2_msm_ms),
             ("epilogue_ms", self.epilogue_ms),
@@ -81,6 +85,20 @@ impl ProofTimings {
             self.circuits_verified, self.lock_acquired_unix_ns, self.lock_released_unix_ns
         );
         line
+    }
+}
+
+impl ProofTimings {
+    /// Takes in the stage times of one device of a call whose devices ran side by side: each
+    /// stage took as long as its slowest device.
+    pub(crate) fn absorb_parallel(&mut self, device: &ProofTimings) {
+        self.split_vectors_ms = self.split_vectors_ms.max(device.split_vectors_ms);
+        self.prep_msm_ms = self.prep_msm_ms.max(device.prep_msm_ms);
+        self.ntt_msm_h_ms = self.ntt_msm_h_ms.max(device.ntt_msm_h_ms);
+        self.batch_add_ms = self.batch_add_ms.max(device.batch_add_ms);
+        self.tail_msm_ms = self.tail_msm_ms.max(device.tail_msm_ms);
+        self.pipeline_wait_ms = self.pipeline_wait_ms.max(device.pipeline_wait_ms);
+        self.b_g2_msm_ms = self.b_g2_msm_ms.max(device.b_g2_msm_ms);
     }
 }
 

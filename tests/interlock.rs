@@ -19,7 +19,7 @@ use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
 use common::*;
 use ff::Field;
 use groth16_c2::backend::cpu::CpuBackend;
-use groth16_c2::backend::{Backend, CircuitPrep, DeviceResults, HostPrep};
+use groth16_c2::backend::{Backend, CircuitPrep, DeviceResults};
 use groth16_c2::prover::split::{CircuitSplit, OnesBitmap};
 use groth16_c2::synthetic::PorepShapedCircuit;
 use groth16_c2::witness::RecordedWitness;
@@ -114,14 +114,17 @@ impl Backend for Watching {
     fn device_count(&self) -> usize {
         self.inner.device_count()
     }
-    fn prepare_host(
+    fn prep_bytes(&self, w: &Witness, split: &CircuitSplit) -> usize {
+        self.inner.prep_bytes(w, split)
+    }
+    fn prepare_circuit(
         &self,
-        witnesses: &[Witness],
-        splits: &[CircuitSplit],
-        devices: &[usize],
-    ) -> groth16_c2::Result<HostPrep> {
+        w: &Witness,
+        split: &CircuitSplit,
+        device: usize,
+    ) -> groth16_c2::Result<Option<CircuitPrep>> {
         self.note(&self.prepared_while_held, &self.prepared_while_free);
-        self.inner.prepare_host(witnesses, splits, devices)
+        self.inner.prepare_circuit(w, split, device)
     }
     fn device_section(
         &self,

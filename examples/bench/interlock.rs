@@ -7,6 +7,11 @@
 //!
 //! Proofs are not verified: the synthetic SRS is not a trusted setup, so its proofs cannot
 //! verify. What verification would cost is timed once, apart.
+//!
+//! `--pinned-inputs` moves the witnesses' `a, b, c` to memory from `groth16_c2_alloc_pinned`,
+//! as Curio's engine keeps them page-locked: no staging copy. The run ends with where the
+//! process's peak host memory went (SRS, witnesses, what the library reserved for proofs in
+//! flight).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
@@ -20,9 +25,10 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use crate::common::{fail, median, Flags};
+use crate::process::PinnedScalars;
 
 const USAGE: &str = "bench --proofs 8 [--jobs 2] [--workers 1,2] [--log-n 20] [--gpus N] \
-    [--ones-share 0.92] [--timeline 4] [--g2-tail cpu,gpu]";
+    [--ones-share 0.92] [--timeline 4] [--g2-tail cpu,gpu] [--pinned-inputs]";
 
 /// Proofs when `--proofs` is given without a value.
 const DEFAULT_PROOFS: usize = 8;
@@ -42,6 +48,8 @@ struct Options {
     timeline: usize,
     /// Whether the G2 tail MSM runs on the GPU, one config each.
     g2_tails: Vec<bool>,
+    /// The witnesses' a, b, c in page-locked memory from the library's allocator.
+    pinned_inputs: bool,
 }
 
 /// One finished proof and who made it.
@@ -97,10 +105,35 @@ pub fn main(mut flags: Flags) {
         println!("(the CPU backend runs the G2 tail after the lock whatever --g2-tail says)");
     }
 
-    let partitions = generate(&shape, o.proofs.min(2));
+    let mut partitions = generate(&shape, o.proofs.min(2));
     let srs = synthetic_srs(&partitions[0]);
     println!("SRS built in {:.3} s", srs.load_time.as_secs_f64());
-    let witnesses: Vec<Witness> = partitions.iter().map(|p| p.witness()).collect();
+    let witness_bytes: usize = partitions
+        .iter()
+        .map(|p| (3 * p.a.len() + p.inputs.len() + p.aux.len()) * 32)
+        .sum();
+    let pinned: Vec<[PinnedScalars; 3]> = if o.pinned_inputs {
+        partitions
+            .iter_mut()
+            .map(|p| {
+                [&mut p.a, &mut p.b, &mut p.c].map(|v| PinnedScalars::copy_of(&std::mem::take(v)))
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let witnesses: Vec<Witness> = partitions
+        .iter()
+        .enumerate()
+        .map(|(k, p)| {
+            let mut w = p.witness();
+            if let Some([a, b, c]) = pinned.get(k) {
+                (w.a, w.b, w.c) = (a.as_slice(), b.as_slice(), c.as_slice());
+            }
+            w
+        })
+        .collect();
+    groth16_c2::host_memory::reset_peak();
 
     let mut rows = Vec::new();
     let mut sample = None;
@@ -114,9 +147,30 @@ pub fn main(mut flags: Flags) {
         }
     }
     print_summary(&rows);
+    print_memory(&srs, witness_bytes, o.pinned_inputs);
     if let Some(proof) = sample {
         time_verification(&srs, &proof, &partitions[0]);
     }
+    drop(witnesses);
+    drop(pinned);
+}
+
+/// Where the process's peak host memory went.
+fn print_memory(srs: &Srs, witness_bytes: usize, pinned: bool) {
+    let gb = |b: f64| b / 1e9;
+    let srs_bytes = ((srs.h.len() + srs.l.len() + srs.a.len() + srs.b_g1.len()) * 96
+        + srs.b_g2.len() * 192) as f64;
+    let peak = crate::process::peak_rss_kb() as f64 * 1024.0;
+    let library = groth16_c2::host_memory::usage().1 as f64;
+    println!(
+        "host memory: peak RSS {:.1} GB = SRS {:.1} GB + witnesses {:.1} GB{} + library's          peak for proofs in flight (splits, staging) {:.1} GB + other {:.1} GB",
+        gb(peak),
+        gb(srs_bytes),
+        gb(witness_bytes as f64),
+        if pinned { " (a, b, c pinned)" } else { "" },
+        gb(library),
+        gb(peak - srs_bytes - witness_bytes as f64 - library)
+    );
 }
 
 fn options(flags: &mut Flags) -> Options {
@@ -140,6 +194,7 @@ fn options(flags: &mut Flags) -> Options {
                 other => fail(&format!("--g2-tail takes cpu or gpu, not {other:?}")),
             })
             .collect(),
+        pinned_inputs: flags.switch("--pinned-inputs"),
     };
     if o.proofs == 0 || o.jobs == 0 || o.gpus == 0 || o.workers.contains(&0) {
         fail(&format!(

@@ -13,7 +13,7 @@
 //! to `2^K` (`groth16_c2::synthetic_partition`: no synthesis, no bellperson setup, so 2^26 is
 //! practical), optionally against the CPU backend in a second child (`partition.rs`):
 //!
-//! `bench --partition [--log-n 16,18] [--runs 3] [--batch 1] [--share-witness]
+//! `bench --partition [--log-n 16,18] [--runs 3] [--batch 1] [--share-witness] [--pinned-inputs]
 //! [--ones-share 0.92] [--srs memory|file] [--compare-cpu] [--cpu-runs 1] [--params-dir DIR]`
 //!
 //! `--srs file` (log_n <= 24) writes the SRS once as a params file in the params dir and has
@@ -27,7 +27,7 @@
 //! share and a timeline of the workers (see `interlock.rs`):
 //!
 //! `bench --proofs 8 [--jobs 2] [--workers 1,2] [--log-n 20] [--gpus N] [--ones-share 0.92]
-//! [--timeline 4] [--g2-tail cpu,gpu]`
+//! [--timeline 4] [--g2-tail cpu,gpu] [--pinned-inputs]`
 //!
 //! `process.rs` holds what the benches share: re-running this binary as a child, reading its
 //! peak RSS, parsing `--log-n` lists; `../common/mod.rs` what all examples share.
@@ -48,7 +48,7 @@ const USAGE: &str = concat!(
     "bench [--log-n 14,15,16,17,18] [--batch 1] [--runs 3] [--params-dir params-cache]\n",
     "       bench --partition ... (see the file's doc comment)\n",
     "       bench --proofs 8 [--jobs 2] [--workers 1,2] [--log-n 20] [--gpus N] ",
-    "[--ones-share 0.92] [--timeline 4] [--g2-tail cpu,gpu]"
+    "[--ones-share 0.92] [--timeline 4] [--g2-tail cpu,gpu] [--pinned-inputs]"
 );
 
 fn main() {

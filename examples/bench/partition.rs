@@ -7,6 +7,14 @@
 //! `--share-witness` generates one partition and hands the prover `--batch` witnesses that all
 //! reference it, instead of `--batch` partitions: a batch of 10 at 2^27 then fits a 125 GiB
 //! machine. Each circuit still gets its own r, s, so the proofs differ.
+//!
+//! `--pinned-inputs` keeps each partition's `a, b, c` in memory from `groth16_c2_alloc_pinned`
+//! (page-locked on a GPU), as Curio's engine keeps them in its own pinned pool: the prover then
+//! uploads them without a staging copy.
+//!
+//! The summary reports the share of the call the GPU lock was held (`held%`), the child's peak
+//! RSS, what of it is beyond the SRS and the witnesses (`beyond MiB`), and the most host memory
+//! the library reserved for circuits in flight (`lib MiB`: split vectors and staging).
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -21,10 +29,10 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use crate::common::{fail, median, proof_layout_bytes, Flags, DEFAULT_PARAMS_DIR};
-use crate::process::{parse_sizes, peak_rss_kb, run_self, self_command};
+use crate::process::{parse_sizes, peak_rss_kb, run_self, self_command, PinnedScalars};
 
 const USAGE: &str = "bench --partition [--log-n 16,18] [--runs 3] [--batch 1] \
-    [--share-witness] [--ones-share 0.92] [--srs memory|file] [--compare-cpu] [--cpu-runs 1] \
+    [--share-witness] [--pinned-inputs] [--ones-share 0.92] [--srs memory|file] [--compare-cpu] [--cpu-runs 1] \
     [--params-dir params-cache]";
 
 /// The largest size benched through a params file (about 360 bytes per domain element:
@@ -42,6 +50,8 @@ struct Options {
     batch: usize,
     /// One partition behind every witness of the batch.
     share_witness: bool,
+    /// `a, b, c` in page-locked memory from the library's allocator.
+    pinned_inputs: bool,
     ones_share: f64,
     srs: SrsSource,
     compare_cpu: bool,
@@ -56,6 +66,7 @@ pub fn main(mut flags: Flags) {
         runs: flags.parse("--runs", 3),
         batch: flags.parse("--batch", 1),
         share_witness: flags.switch("--share-witness"),
+        pinned_inputs: flags.switch("--pinned-inputs"),
         ones_share: flags.parse("--ones-share", 0.92),
         srs: match flags.value("--srs").as_deref() {
             None | Some("memory") => SrsSource::Memory,
@@ -125,6 +136,9 @@ struct Report {
     /// Peak device memory of the child (GPU backends), and the SRS's size.
     vram_peak_mib: Option<f64>,
     srs_mib: f64,
+    /// The witnesses' bytes (distinct partitions), and the library's peak reservation.
+    inputs_mib: f64,
+    lib_peak_mib: f64,
 }
 
 impl Report {
@@ -200,7 +214,10 @@ fn print_summary(rows: &[(u32, Report, Option<Report>)], o: &Options) {
         "proofs/s",
         "peak MiB"
     );
-    print!(" {:>9} {:>12}", "SRS MiB", "VRAM-SRS MiB");
+    print!(
+        " {:>9} {:>12} {:>6} {:>10} {:>8}",
+        "SRS MiB", "VRAM-SRS MiB", "held%", "beyond MiB", "lib MiB"
+    );
     if o.compare_cpu {
         print!(" {:>10} {:>8} {:>9}", "cpu ms", "cpu/ours", "identical");
     }
@@ -225,6 +242,12 @@ fn print_summary(rows: &[(u32, Report, Option<Report>)], o: &Options) {
             .vram_peak_mib
             .map_or("-".into(), |v| format!("{:.0}", v - r.srs_mib));
         print!(" {:>9.0} {beyond:>12}", r.srs_mib);
+        print!(
+            " {:>6.1} {:>10.0} {:>8.0}",
+            100.0 * r.median("gpu_total_ms") / total,
+            r.peak_kb as f64 / 1024.0 - r.srs_mib - r.inputs_mib,
+            r.lib_peak_mib
+        );
         if let Some(c) = cpu {
             let cpu_total = c.median("total_ms");
             print!(
@@ -240,7 +263,9 @@ fn print_summary(rows: &[(u32, Report, Option<Report>)], o: &Options) {
         "(tail%: aux values neither 0 nor 1; gen s: generating the partition(s); srs s: \
          building the SRS in memory or loading the file; total ms: median prove call, \
          start to finalize; peak MiB: the child's peak RSS, SRS included; VRAM-SRS MiB: peak \
-         device memory beyond the SRS's own size)"
+         device memory beyond the SRS's own size; held%: GPU lock held / call; beyond MiB: \
+         peak RSS minus the SRS and the witnesses; lib MiB: the library's peak reservation for \
+         circuits in flight)"
     );
 }
 
@@ -321,6 +346,9 @@ fn run_child(log_n: u32, o: &Options, cpu: bool) -> Report {
     if o.share_witness {
         child.arg("--share-witness");
     }
+    if o.pinned_inputs {
+        child.arg("--pinned-inputs");
+    }
     if cpu {
         child
             .env("GROTH16_C2_BACKEND", "cpu")
@@ -360,6 +388,8 @@ fn parse_report(stdout: &str) -> Report {
             Some("vmhwm_kb") => r.peak_kb = num(1) as u64,
             Some("vram_peak_mib") => r.vram_peak_mib = Some(num(1)),
             Some("srs_mib") => r.srs_mib = num(1),
+            Some("inputs_mib") => r.inputs_mib = num(1),
+            Some("lib_peak_mib") => r.lib_peak_mib = num(1),
             _ => {}
         }
     }
@@ -372,7 +402,7 @@ fn parse_report(stdout: &str) -> Report {
 fn child_main(log_n: u32, o: &Options) {
     let t = Instant::now();
     let distinct = if o.share_witness { 1 } else { o.batch };
-    let partitions: Vec<SyntheticPartition> = (0..distinct)
+    let mut partitions: Vec<SyntheticPartition> = (0..distinct)
         .map(|i| {
             SyntheticPartition::generate(&PartitionShape {
                 seed: i as u64 + 1,
@@ -396,10 +426,35 @@ fn child_main(log_n: u32, o: &Options) {
     // Generation time in memory, load time from a file.
     println!("srs_s {}", srs.load_time.as_secs_f64());
 
+    let mib = |bytes: usize| bytes as f64 / (1 << 20) as f64;
+    let inputs: usize = partitions
+        .iter()
+        .map(|p| (3 * p.a.len() + p.inputs.len() + p.aux.len()) * 32)
+        .sum();
+    println!("inputs_mib {}", mib(inputs));
+    // With --pinned-inputs, each partition's a, b, c move to page-locked memory.
+    let pinned: Vec<[PinnedScalars; 3]> = if o.pinned_inputs {
+        partitions
+            .iter_mut()
+            .map(|p| {
+                [&mut p.a, &mut p.b, &mut p.c].map(|v| PinnedScalars::copy_of(&std::mem::take(v)))
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     // With --share-witness, `batch` witnesses of the one partition.
     let witnesses: Vec<_> = (0..o.batch)
-        .map(|i| partitions[i % partitions.len()].witness())
+        .map(|i| {
+            let k = i % partitions.len();
+            let mut w = partitions[k].witness();
+            if let Some([a, b, c]) = pinned.get(k) {
+                (w.a, w.b, w.c) = (a.as_slice(), b.as_slice(), c.as_slice());
+            }
+            w
+        })
         .collect();
+    groth16_c2::host_memory::reset_peak();
     // The same r, s in every child, so that backends can be compared byte for byte.
     let mut rng = ChaCha8Rng::seed_from_u64(0xbe7c);
     let r: Vec<Scalar> = (0..o.batch).map(|_| Scalar::random(&mut rng)).collect();
@@ -428,10 +483,16 @@ fn child_main(log_n: u32, o: &Options) {
         println!("proof {i} {hex}");
     }
     println!("vmhwm_kb {}", peak_rss_kb());
+    println!(
+        "lib_peak_mib {}",
+        mib(groth16_c2::host_memory::usage().1 as usize)
+    );
+    let srs_bytes =
+        (srs.h.len() + srs.l.len() + srs.a.len() + srs.b_g1.len()) * 96 + srs.b_g2.len() * 192;
+    println!("srs_mib {}", mib(srs_bytes));
     if let Some((_, peak)) = groth16_c2::gpu_memory() {
-        let srs_bytes =
-            (srs.h.len() + srs.l.len() + srs.a.len() + srs.b_g1.len()) * 96 + srs.b_g2.len() * 192;
-        println!("vram_peak_mib {}", peak as f64 / (1 << 20) as f64);
-        println!("srs_mib {}", srs_bytes as f64 / (1 << 20) as f64);
+        println!("vram_peak_mib {}", mib(peak));
     }
+    drop(witnesses);
+    drop(pinned);
 }

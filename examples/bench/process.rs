@@ -1,7 +1,10 @@
 //! What the benches share: re-running this binary as a child process and collecting its
-//! report, the process's peak RSS, and `--log-n` lists.
+//! report, the process's peak RSS, `--log-n` lists, and witness vectors moved to page-locked
+//! memory (`--pinned-inputs`).
 
 use std::process::Command;
+
+use blstrs::Scalar;
 
 use crate::common::fail;
 
@@ -40,4 +43,39 @@ pub fn peak_rss_kb() -> u64 {
         .find_map(|l| l.strip_prefix("VmHWM:"))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
         .unwrap_or(0)
+}
+
+/// A copy of scalars in memory from the library's allocator (page-locked on a GPU).
+pub struct PinnedScalars {
+    ptr: *mut u8,
+    len: usize,
+}
+
+impl PinnedScalars {
+    pub fn copy_of(v: &[Scalar]) -> PinnedScalars {
+        let bytes = std::mem::size_of_val(v).max(1);
+        let ptr = groth16_c2::pinned::alloc(bytes)
+            .unwrap_or_else(|e| fail(&format!("pinned allocation of {bytes} bytes: {e}")));
+        // SAFETY: `ptr` holds `bytes` >= the source's size; the regions are distinct.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                v.as_ptr().cast::<u8>(),
+                ptr,
+                bytes.min(std::mem::size_of_val(v)),
+            )
+        };
+        PinnedScalars { ptr, len: v.len() }
+    }
+
+    pub fn as_slice(&self) -> &[Scalar] {
+        // SAFETY: `len` scalars were copied in; the allocation is page-aligned.
+        unsafe { std::slice::from_raw_parts(self.ptr.cast(), self.len) }
+    }
+}
+
+impl Drop for PinnedScalars {
+    fn drop(&mut self) {
+        // SAFETY: allocated by `copy_of`; no proof is running.
+        let _ = unsafe { groth16_c2::pinned::free(self.ptr) };
+    }
 }

@@ -9,6 +9,7 @@
 // usage: host PARAMS FIXTURE      (built and run by examples/cpp/run.sh)
 #include "groth16_c2.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -196,15 +197,53 @@ Assignment assignment_of(const Circuit& c) {
 
 // ---- proving --------------------------------------------------------------------------------
 
-// A batch in the order a worker proves it: Assignments plus r and s, index-aligned.
+// A copy of `v` in memory from groth16_c2_alloc_pinned (page-locked when proofs run on a GPU,
+// so the library uploads from it without a staging copy), freed with groth16_c2_free_pinned.
+class PinnedFr {
+  public:
+    explicit PinnedFr(const std::vector<fr_t>& v) : size_(v.size()) {
+        void* p = nullptr;
+        check_ok(groth16_c2_alloc_pinned(std::max<size_t>(1, size_) * sizeof(fr_t), &p),
+                 "groth16_c2_alloc_pinned");
+        ptr_ = static_cast<fr_t*>(p);
+        std::copy(v.begin(), v.end(), ptr_);
+    }
+    PinnedFr(PinnedFr&& o) noexcept : ptr_(o.ptr_), size_(o.size_) { o.ptr_ = nullptr; }
+    PinnedFr(const PinnedFr&) = delete;
+    PinnedFr& operator=(const PinnedFr&) = delete;
+    PinnedFr& operator=(PinnedFr&&) = delete;
+    ~PinnedFr() {
+        if (ptr_ != nullptr)
+            check_ok(groth16_c2_free_pinned(ptr_), "groth16_c2_free_pinned");
+    }
+    const fr_t* data() const { return ptr_; }
+    size_t bytes() const { return size_ * sizeof(fr_t); }
+
+  private:
+    fr_t* ptr_ = nullptr;
+    size_t size_ = 0;
+};
+
+// A batch in the order a worker proves it: Assignments plus r and s, index-aligned. With
+// `pinned`, each circuit's a, b, c are copies in pinned memory, as Curio's engine keeps them.
 struct Batch {
     std::vector<const Circuit*> circuits;
     std::vector<Assignment> provers;
     std::vector<fr_t> r, s;
+    std::vector<PinnedFr> pinned_abc;
 
-    explicit Batch(std::vector<const Circuit*> cs) : circuits(std::move(cs)) {
+    Batch(std::vector<const Circuit*> cs, bool pinned) : circuits(std::move(cs)) {
         for (const Circuit* c : circuits) {
-            provers.push_back(assignment_of(*c));
+            Assignment a = assignment_of(*c);
+            if (pinned) {
+                for (const std::vector<fr_t>* v : {&c->a, &c->b, &c->c})
+                    pinned_abc.emplace_back(*v);
+                const size_t k = pinned_abc.size();
+                a.a = pinned_abc[k - 3].data();
+                a.b = pinned_abc[k - 2].data();
+                a.c = pinned_abc[k - 1].data();
+            }
+            provers.push_back(a);
             r.push_back(c->r);
             s.push_back(c->s);
         }
@@ -274,7 +313,7 @@ void bad_calls(const std::vector<Circuit>& cs, const Srs& srs, void* lock) {
     std::vector<const Circuit*> ptrs;
     for (const Circuit& c : cs)
         ptrs.push_back(&c);
-    Batch batch(ptrs);
+    Batch batch(ptrs, /*pinned=*/false);
     batch.provers[0].aux_assignment_size -= 1;
     void* raw = nullptr;
     Status st(generate_groth16_proofs_start_c(batch.provers.data(), batch.provers.size(),
@@ -313,14 +352,29 @@ int run(const std::string& params, const std::string& fixture) {
     GpuLock lock(create_gpu_mutex());
     check(lock != nullptr, "create_gpu_mutex returns a lock");
 
-    // Worker 0 proves the fixture's circuits in order, worker 1 in reverse order: two different
-    // batches through one lock, each with its own expected proofs.
+    // Worker 0 proves the fixture's circuits in order from the host's own vectors, worker 1 in
+    // reverse order from pinned copies of a, b, c: two different batches through one lock, each
+    // with its own expected proofs.
     std::vector<Batch> batches;
     std::vector<const Circuit*> order;
     for (const Circuit& c : cs)
         order.push_back(&c);
-    batches.emplace_back(order);
-    batches.emplace_back(std::vector<const Circuit*>(order.rbegin(), order.rend()));
+    batches.emplace_back(order, /*pinned=*/false);
+    batches.emplace_back(std::vector<const Circuit*>(order.rbegin(), order.rend()), true);
+    const bool on_gpu = std::string(groth16_c2_backend()) == "cuda";
+    const PinnedFr& first = batches[1].pinned_abc.front();
+    check(groth16_c2_is_pinned(first.data(), first.bytes()) == on_gpu,
+          "groth16_c2_alloc_pinned memory is page-locked exactly when proofs run on a GPU");
+    check(!groth16_c2_is_pinned(cs[0].a.data(), cs[0].a.size() * sizeof(fr_t)),
+          "the host's own vectors are not page-locked");
+    {
+        void* none = nullptr;
+        Status zero(groth16_c2_alloc_pinned(0, &none));
+        check(!zero.ok() && none == nullptr, "allocating 0 bytes is an error: " + zero.text());
+        int on_stack = 0;
+        Status foreign(groth16_c2_free_pinned(&on_stack));
+        check(!foreign.ok(), "freeing memory the library did not allocate is an error");
+    }
     {
         std::vector<std::thread> workers;
         for (int id = 0; id < kWorkers; id++)

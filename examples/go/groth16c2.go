@@ -303,3 +303,43 @@ func Verify(srs *SRS, proof *Proof, publics []Fr) error {
 
 // Backend says which backend the library proves with ("cpu" or "cuda").
 func Backend() string { return C.GoString(C.groth16_c2_backend()) }
+
+// PinnedFr is n scalars in memory from groth16_c2_alloc_pinned: page-locked when proofs run on
+// a GPU, so witness vectors kept there (a, b, c) upload without the library's staging copy.
+// The memory is C memory: the Go garbage collector neither moves nor frees it; call Free.
+type PinnedFr struct {
+	ptr   unsafe.Pointer
+	Slice []Fr
+}
+
+// AllocPinned allocates n scalars (n > 0) of pinned memory, zeroed.
+func AllocPinned(n int) (*PinnedFr, error) {
+	if n <= 0 {
+		return nil, fmt.Errorf("groth16c2: cannot allocate %d scalars", n)
+	}
+	var p unsafe.Pointer
+	if err := errorFrom(C.groth16_c2_alloc_pinned(C.size_t(n)*C.sizeof_fr_t, &p), "groth16_c2_alloc_pinned"); err != nil {
+		return nil, err
+	}
+	s := unsafe.Slice((*Fr)(p), n)
+	clear(s)
+	return &PinnedFr{ptr: p, Slice: s}, nil
+}
+
+// Free releases the memory; the slice must not be used afterwards. A second Free is an error.
+func (p *PinnedFr) Free() error {
+	if p.ptr == nil {
+		return errors.New("groth16c2: pinned memory freed twice")
+	}
+	err := errorFrom(C.groth16_c2_free_pinned(p.ptr), "groth16_c2_free_pinned")
+	p.ptr, p.Slice = nil, nil
+	return err
+}
+
+// IsPinned reports whether xs lies in page-locked host memory (uploads without staging).
+func IsPinned(xs []Fr) bool {
+	if len(xs) == 0 {
+		return false
+	}
+	return bool(C.groth16_c2_is_pinned(unsafe.Pointer(&xs[0]), C.size_t(len(xs))*C.sizeof_fr_t))
+}

@@ -33,11 +33,9 @@ pub struct DeviceResults {
     pub b_g2_tail_done: bool,
 }
 
-/// One circuit's host preparation, made before the lock (see [`Backend::prepare_host`]).
+/// One circuit's host preparation, made before its device section (see
+/// [`Backend::prepare_circuit`]).
 pub type CircuitPrep = Box<dyn std::any::Any + Send + Sync>;
-
-/// A batch's host preparation: one entry per circuit, or none when the backend needs none.
-pub type HostPrep = Vec<CircuitPrep>;
 
 /// The heavy operations of one proof.
 pub trait Backend: Send + Sync {
@@ -60,18 +58,25 @@ pub trait Backend: Send + Sync {
         1
     }
 
-    /// Host-side preparation of a batch before the lock is taken (a GPU backend stages the
-    /// inputs it will upload in page-locked memory). Entry `i` goes to circuit `i`'s device
-    /// section; all are dropped after the lock is released and before `start` returns.
-    /// `devices[i]` is circuit `i`'s device.
-    fn prepare_host(
+    /// Host memory [`prepare_circuit`](Self::prepare_circuit) will hold for this circuit until
+    /// its device section ends (for the host-memory budget).
+    fn prep_bytes(&self, w: &Witness, split: &CircuitSplit) -> usize {
+        let _ = (w, split);
+        0
+    }
+
+    /// Host-side preparation of one circuit for its device section on `device` (a GPU backend
+    /// stages the inputs it will upload in page-locked memory). Runs before the lock for a
+    /// call's first circuit on a device, and beside the device section of the one before it for
+    /// the others; dropped as soon as its own device section ends.
+    fn prepare_circuit(
         &self,
-        witnesses: &[Witness],
-        splits: &[CircuitSplit],
-        devices: &[usize],
-    ) -> Result<HostPrep> {
-        let _ = (witnesses, splits, devices);
-        Ok(Vec::new())
+        w: &Witness,
+        split: &CircuitSplit,
+        device: usize,
+    ) -> Result<Option<CircuitPrep>> {
+        let _ = (w, split, device);
+        Ok(None)
     }
 
     /// Everything one circuit needs from the device, on `device`; adds its stage times to

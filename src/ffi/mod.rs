@@ -7,6 +7,7 @@ mod error;
 mod lock;
 pub(crate) mod panic;
 mod pending;
+mod pinned;
 mod prove;
 mod settings;
 mod srs;
@@ -16,14 +17,16 @@ pub use crate::error::codes::*;
 pub use error::CError;
 pub use lock::{create_gpu_mutex, destroy_gpu_mutex};
 pub use pending::live_pending_handles;
+pub use pinned::{groth16_c2_alloc_pinned, groth16_c2_free_pinned, groth16_c2_is_pinned};
 pub use prove::{
     destroy_pending_proof, finalize_groth16_proof_c, finalize_groth16_proof_timed_c,
     generate_groth16_proofs_c, generate_groth16_proofs_start_c, groth16_pending_timings,
 };
 pub use settings::{
-    groth16_c2_counters, groth16_c2_release_gpu_memory, groth16_c2_set_g2_tail_on_gpu,
-    groth16_c2_set_thread_pool_size, groth16_c2_set_timings_callback, groth16_c2_set_verify_proofs,
-    groth16_c2_thread_pool_size,
+    groth16_c2_counters, groth16_c2_host_memory_in_use, groth16_c2_release_gpu_memory,
+    groth16_c2_set_g2_tail_on_gpu, groth16_c2_set_host_memory_budget,
+    groth16_c2_set_staging_buffers, groth16_c2_set_thread_pool_size,
+    groth16_c2_set_timings_callback, groth16_c2_set_verify_proofs, groth16_c2_thread_pool_size,
 };
 pub use srs::{clone_SRS, create_SRS, drop_SRS, evict_SRS, SrsHandle};
 pub use util::{

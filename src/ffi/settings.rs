@@ -1,5 +1,6 @@
 //! Run-time settings and telemetry for hosts: proof checks, the CPU thread pool, where the G2
-//! tail MSM runs, process-wide counters, a timings callback, and releasing device memory.
+//! tail MSM runs, the staging buffers per call and the host-memory budget, process-wide
+//! counters, a timings callback, and releasing device memory.
 
 use std::ffi::c_void;
 
@@ -34,6 +35,41 @@ pub extern "C" fn groth16_c2_thread_pool_size() -> usize {
 #[no_mangle]
 pub extern "C" fn groth16_c2_set_g2_tail_on_gpu(on: bool) {
     guard_or((), || settings::set_g2_tail_on_gpu(on))
+}
+
+/// Sets how many circuits of one call are split and staged at once per device (1 to 64; the
+/// default 2, or `GROTH16_C2_STAGING_BUFFERS`, overlaps the next circuit's preparation with the
+/// current one's device section). Calls that start afterwards use it.
+#[no_mangle]
+pub extern "C" fn groth16_c2_set_staging_buffers(buffers: usize) -> CError {
+    guard(|| settings::set_staging_buffers(buffers))
+}
+
+/// Sets the host-memory budget in bytes (0, the default: none; `GROTH16_C2_HOST_MEMORY_BUDGET`,
+/// e.g. `64G`, sets it at start): the split vectors and page-locked staging that proofs in
+/// flight may hold together. A circuit's preparation waits until it fits, except when its call
+/// holds the GPU and nothing else, so workers never deadlock on it.
+#[no_mangle]
+pub extern "C" fn groth16_c2_set_host_memory_budget(bytes: u64) {
+    guard_or((), || crate::host_memory::set_budget(bytes))
+}
+
+/// Host memory the library holds for proofs in flight now, and the most it held at once, in
+/// bytes (into `*now` and `*peak`, either may be NULL).
+///
+/// # Safety
+/// Non-NULL pointers must be writable.
+#[no_mangle]
+pub unsafe extern "C" fn groth16_c2_host_memory_in_use(now: *mut u64, peak: *mut u64) {
+    guard_or((), || {
+        let (n, p) = crate::host_memory::usage();
+        if let Some(now) = now.as_mut() {
+            *now = n;
+        }
+        if let Some(peak) = peak.as_mut() {
+            *peak = p;
+        }
+    })
 }
 
 /// Copies the process-wide counters (calls, circuits, proofs checked, failed checks, failed

@@ -4,20 +4,17 @@
 mod cache;
 mod decode;
 mod layout;
+mod read;
 
-use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
-use blst::{blst_p1_affine, blst_p2_affine};
 use blstrs::{G1Affine, G2Affine};
-use memmap2::Mmap;
 
-use crate::curve::{g1_affine_from_blst, g1_vec_from_blst, g2_affine_from_blst, g2_vec_from_blst};
 use crate::error::{Error, Result};
-use decode::{decode_one, decode_section, PointChecks};
 pub use layout::{Layout, Section, G1_BYTES, G2_BYTES, VK_FIXED_BYTES};
+pub use read::LoadProfile;
 
 pub use cache::{cached_paths, evict};
 
@@ -100,29 +97,18 @@ impl Srs {
 
     /// Loads a params file without the cache.
     pub fn load(path: &Path, options: LoadOptions) -> Result<Srs> {
+        Srs::load_profiled(path, options).map(|(srs, _)| srs)
+    }
+
+    /// As [`Srs::load`], and says where the time went.
+    pub fn load_profiled(path: &Path, options: LoadOptions) -> Result<(Srs, LoadProfile)> {
         let start = Instant::now();
-        let io = |source| Error::Io {
-            path: path.to_path_buf(),
-            source,
-        };
-        let file = File::open(path).map_err(io)?;
-        let len = file.metadata().map_err(io)?.len();
-        if len == 0 {
-            return Err(Error::MalformedParams {
-                path: path.to_path_buf(),
-                reason: "the file is empty".into(),
-            });
-        }
-        // SAFETY: the mapping is read-only and dropped before we return; a host that truncates
-        // the params file while it is being loaded is outside what any reader can survive.
-        let map = unsafe { Mmap::map(&file) }.map_err(io)?;
-        let _ = map.advise(memmap2::Advice::Sequential);
-        let data = parse(path, &map, options)?;
-        Ok(Srs(Arc::new(SrsData {
-            file_bytes: map.len(),
+        let (data, profile) = read::load(path, options)?;
+        let srs = Srs(Arc::new(SrsData {
             load_time: start.elapsed(),
             ..data
-        })))
+        }));
+        Ok((srs, profile))
     }
 
     /// Wraps points built in memory (synthetic benchmarks, tests) instead of loaded from a file.
@@ -208,81 +194,4 @@ impl std::ops::Deref for Srs {
     fn deref(&self) -> &SrsData {
         &self.0
     }
-}
-
-/// Parses a whole params file image.
-fn parse(path: &Path, file: &[u8], options: LoadOptions) -> Result<SrsData> {
-    let layout = Layout::parse(path, file)?;
-    let checks = PointChecks {
-        subgroup: options.subgroup_check,
-        reject_infinity: true,
-    };
-    let vk_checks = PointChecks {
-        reject_infinity: false,
-        ..checks
-    };
-    let g1_at = |name, at: usize| -> Result<G1Affine> {
-        decode_one::<blst_p1_affine>(path, name, &file[at..], vk_checks).map(g1_affine_from_blst)
-    };
-    let g2_at = |name, at: usize| -> Result<G2Affine> {
-        decode_one::<blst_p2_affine>(path, name, &file[at..], vk_checks).map(g2_affine_from_blst)
-    };
-    let release = |chunk: &[u8]| release_pages(chunk);
-    let g1 = |s: &Section| decode_section::<blst_p1_affine>(path, file, s, checks, &release);
-    let vk = VerifyingKey {
-        alpha_g1: g1_at("alpha_g1", 0)?,
-        beta_g1: g1_at("beta_g1", G1_BYTES)?,
-        beta_g2: g2_at("beta_g2", 2 * G1_BYTES)?,
-        gamma_g2: g2_at("gamma_g2", 2 * G1_BYTES + G2_BYTES)?,
-        delta_g1: g1_at("delta_g1", 2 * G1_BYTES + 2 * G2_BYTES)?,
-        delta_g2: g2_at("delta_g2", 3 * G1_BYTES + 2 * G2_BYTES)?,
-        ic: g1_vec_from_blst(decode_section::<blst_p1_affine>(
-            path, file, &layout.ic, vk_checks, &release,
-        )?),
-    };
-    Ok(SrsData {
-        host_pins: HostPins::default(),
-        vk,
-        h: g1_vec_from_blst(g1(&layout.h)?),
-        l: g1_vec_from_blst(g1(&layout.l)?),
-        a: g1_vec_from_blst(g1(&layout.a)?),
-        b_g1: g1_vec_from_blst(g1(&layout.b_g1)?),
-        b_g2: g2_vec_from_blst(decode_section::<blst_p2_affine>(
-            path,
-            file,
-            &layout.b_g2,
-            checks,
-            &release,
-        )?),
-        path: path.to_path_buf(),
-        file_bytes: file.len(),
-        load_time: Duration::ZERO,
-    })
-}
-
-/// Drops the whole pages inside `chunk` from this process's mapping once they are decoded, so
-/// the resident size tracks the decoded SRS only. The kernel keeps them in its page cache.
-fn release_pages(chunk: &[u8]) {
-    let page = page_size();
-    let start = chunk.as_ptr() as usize;
-    let first = start.div_ceil(page) * page;
-    let last = (start + chunk.len()) / page * page;
-    if last > first {
-        // SAFETY: [first, last) lies inside a read-only file mapping we own; MADV_DONTNEED on it
-        // only drops pages that are re-read from the file if touched again.
-        unsafe {
-            libc::madvise(
-                first as *mut libc::c_void,
-                last - first,
-                libc::MADV_DONTNEED,
-            );
-        }
-    }
-}
-
-fn page_size() -> usize {
-    static PAGE: once_cell::sync::Lazy<usize> =
-        // SAFETY: sysconf has no preconditions.
-        once_cell::sync::Lazy::new(|| unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as usize);
-    *PAGE
 }

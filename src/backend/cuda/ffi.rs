@@ -19,7 +19,25 @@ pub const HOST_REGISTER_PORTABLE: c_uint = 1;
 /// Page-locked for every device's context.
 pub const HOST_ALLOC_PORTABLE: c_uint = 1;
 
+/// `cudaMemoryTypeHost`: page-locked host memory (cudaHostAlloc or cudaHostRegister).
+pub const MEMORY_TYPE_HOST: c_int = 1;
+
+/// `struct cudaPointerAttributes` (CUDA 11+; CUDA 13 added the reserved words, which older
+/// runtimes leave alone).
+#[repr(C)]
+pub struct PointerAttributes {
+    pub memory_type: c_int,
+    pub device: c_int,
+    pub device_pointer: *mut c_void,
+    pub host_pointer: *mut c_void,
+    pub reserved: [std::ffi::c_long; 8],
+}
+
 extern "C" {
+    pub fn cudaPointerGetAttributes(
+        attributes: *mut PointerAttributes,
+        ptr: *const c_void,
+    ) -> CudaError;
     pub fn cudaGetDeviceCount(count: *mut c_int) -> CudaError;
     pub fn cudaSetDevice(device: c_int) -> CudaError;
     pub fn cudaGetErrorString(error: CudaError) -> *const c_char;

@@ -22,7 +22,7 @@ pub mod staging;
 use blst::blst_scalar;
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
 
-use super::{Backend, CircuitPrep, DeviceResults, HostPrep};
+use super::{Backend, CircuitPrep, DeviceResults};
 use crate::assignment::Witness;
 use crate::error::Result;
 use crate::prover::split::{CircuitSplit, OnesBitmap};
@@ -69,22 +69,22 @@ impl Backend for CudaBackend {
         runtime::device_count()
     }
 
-    fn prepare_host(
+    fn prep_bytes(&self, w: &Witness, split: &CircuitSplit) -> usize {
+        staging::bytes_needed(w, split)
+    }
+
+    fn prepare_circuit(
         &self,
-        witnesses: &[Witness],
-        splits: &[CircuitSplit],
-        devices: &[usize],
-    ) -> Result<HostPrep> {
-        let _ = devices; // staging memory is pinned for every device
-        witnesses
-            .iter()
-            .zip(splits)
-            .map(|(w, split)| match Staged::new(w, split) {
-                Ok(staged) => Ok(Box::new(staged) as CircuitPrep),
-                // Out of page-locked memory: upload from the host's own (pageable) buffers.
-                Err(_) => Ok(Box::new(()) as CircuitPrep),
-            })
-            .collect()
+        w: &Witness,
+        split: &CircuitSplit,
+        device: usize,
+    ) -> Result<Option<CircuitPrep>> {
+        let _ = device; // staging memory is pinned for every device
+        match Staged::new(w, split) {
+            Ok(staged) => Ok(Some(Box::new(staged))),
+            // Out of page-locked memory: upload from the host's own (pageable) buffers.
+            Err(_) => Ok(None),
+        }
     }
 
     fn device_section(

@@ -295,6 +295,50 @@ impl<T> Drop for DeviceBuffer<T> {
     }
 }
 
+/// Whether the whole of `data` is page-locked host memory (from `cudaHostAlloc` or
+/// `cudaHostRegister`, by this library or the host), so copies from it need no staging. Asks
+/// the driver about the first and the last byte: one array cannot span two allocations.
+pub fn is_page_locked<T>(data: &[T]) -> bool {
+    let bytes = std::mem::size_of_val(data);
+    if bytes == 0 {
+        return false;
+    }
+    let first = data.as_ptr().cast::<u8>();
+    // SAFETY: the last byte of `data` lies inside it.
+    let last = unsafe { first.add(bytes - 1) };
+    [first, last].iter().all(|&p| {
+        // SAFETY: an all-zero value is a valid `cudaPointerAttributes` for the call to fill.
+        let mut attributes: ffi::PointerAttributes = unsafe { std::mem::zeroed() };
+        // SAFETY: the driver only inspects the address.
+        let code = unsafe { ffi::cudaPointerGetAttributes(&mut attributes, p.cast()) };
+        if code != ffi::SUCCESS {
+            // Older runtimes fail on memory they do not know; that clears it.
+            // SAFETY: reads and clears the thread's last error.
+            unsafe { ffi::cudaGetLastError() };
+            return false;
+        }
+        attributes.memory_type == ffi::MEMORY_TYPE_HOST
+    })
+}
+
+/// Page-locked host memory from `cudaHostAlloc` (portable: pinned for every device's context).
+pub fn host_alloc(bytes: usize) -> Result<*mut u8> {
+    let mut ptr: *mut c_void = std::ptr::null_mut();
+    // SAFETY: writes one pointer.
+    check("cudaHostAlloc", unsafe {
+        ffi::cudaHostAlloc(&mut ptr, bytes.max(1), ffi::HOST_ALLOC_PORTABLE)
+    })?;
+    Ok(ptr.cast())
+}
+
+/// Frees what [`host_alloc`] returned.
+///
+/// # Safety
+/// `ptr` came from [`host_alloc`], is freed once, and no copy from or to it is pending.
+pub unsafe fn host_free(ptr: *mut u8) {
+    ffi::cudaFreeHost(ptr.cast());
+}
+
 /// Host memory page-locked for the lifetime of this value, so copies run at full PCIe speed.
 /// Memory the host already pinned is used as is.
 pub struct PinnedRegion {

@@ -58,10 +58,14 @@ struct Inputs<'a> {
 impl<'a> Inputs<'a> {
     fn new(w: &'a Witness, split: &'a CircuitSplit, staged: Option<&'a Staged>) -> Inputs<'a> {
         match staged {
-            Some(s) => Inputs {
-                abc: s.abc(),
-                queries: [0, 1, 2].map(|i| s.query(i)),
-            },
+            Some(s) => {
+                // A vector the host keeps page-locked uploads from its own memory.
+                let (staged, own) = (s.abc(), [w.a, w.b, w.c]);
+                Inputs {
+                    abc: [0, 1, 2].map(|i| staged[i].unwrap_or(own[i])),
+                    queries: [0, 1, 2].map(|i| s.query(i)),
+                }
+            }
             None => Inputs {
                 abc: [w.a, w.b, w.c],
                 queries: [&split.l, &split.a, &split.b]

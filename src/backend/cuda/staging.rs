@@ -5,7 +5,6 @@
 //! it also slowed the other worker's device section: the driver serialises it with that
 //! worker's CUDA calls. Here no driver call runs per proof once the pool is warm.
 
-use std::ffi::c_void;
 use std::mem::size_of;
 use std::ops::Range;
 
@@ -14,8 +13,7 @@ use blstrs::Scalar;
 use parking_lot::Mutex;
 use rayon::prelude::*;
 
-use super::ffi;
-use super::runtime::check;
+use super::runtime::{host_alloc, host_free};
 use crate::assignment::Witness;
 use crate::error::Result;
 use crate::prover::split::CircuitSplit;
@@ -32,13 +30,8 @@ unsafe impl Sync for HostBuffer {}
 
 impl HostBuffer {
     fn new(bytes: usize) -> Result<HostBuffer> {
-        let mut ptr: *mut c_void = std::ptr::null_mut();
-        // SAFETY: writes one pointer.
-        check("cudaHostAlloc", unsafe {
-            ffi::cudaHostAlloc(&mut ptr, bytes.max(1), ffi::HOST_ALLOC_PORTABLE)
-        })?;
         Ok(HostBuffer {
-            ptr: ptr.cast(),
+            ptr: host_alloc(bytes)?,
             bytes: bytes.max(1),
         })
     }
@@ -48,7 +41,7 @@ impl Drop for HostBuffer {
     fn drop(&mut self) {
         // SAFETY: freeing our own allocation; no copy from it is pending (its `Staged` is gone,
         // and a `Staged` lives until its proof's stream was synchronised).
-        unsafe { ffi::cudaFreeHost(self.ptr.cast()) };
+        unsafe { host_free(self.ptr) };
     }
 }
 
@@ -85,10 +78,12 @@ pub fn release_free() {
     FREE.lock().clear();
 }
 
-/// One circuit's inputs in a staging buffer.
+/// One circuit's inputs in a staging buffer. Those of `a, b, c` that the host already keeps in
+/// page-locked memory (Curio's pool, [`crate::pinned`]) are not copied: they upload from there.
 pub struct Staged {
     buf: Option<HostBuffer>,
-    abc: [Range<usize>; 3],
+    /// `None`: the host's own vector is page-locked and uploads as it is.
+    abc: [Option<Range<usize>>; 3],
     ones: [Range<usize>; 3],
     tail_index: [Range<usize>; 3],
     tail_scalars: [Range<usize>; 3],
@@ -101,12 +96,39 @@ fn place(at: &mut usize, bytes: usize) -> Range<usize> {
     start..start + bytes
 }
 
+/// Which of `w`'s `a, b, c` need a staging copy (those not already page-locked).
+fn abc_to_stage(w: &Witness) -> [bool; 3] {
+    [w.a, w.b, w.c].map(|v| !v.is_empty() && !crate::pinned::is_page_locked(v))
+}
+
+/// The staging bytes circuit `w` with `split` needs (what [`Staged::new`] will take).
+pub fn bytes_needed(w: &Witness, split: &CircuitSplit) -> usize {
+    let stage = abc_to_stage(w);
+    let abc: usize = [w.a, w.b, w.c]
+        .iter()
+        .zip(stage)
+        .map(|(v, s)| if s { size_of_val(*v) + 64 } else { 0 })
+        .sum();
+    let queries: usize = [&split.l, &split.a, &split.b]
+        .iter()
+        .map(|q| size_of_val(&q.ones.words[..]) + q.tail_points.len() * 36 + 3 * 64)
+        .sum();
+    abc + queries
+}
+
 impl Staged {
-    /// Copies `w`'s `a, b, c` and `split`'s bitmaps and tails into a staging buffer.
+    /// Copies `w`'s `a, b, c` (those not page-locked already) and `split`'s bitmaps and tails
+    /// into a staging buffer.
     pub fn new(w: &Witness, split: &CircuitSplit) -> Result<Staged> {
         let queries = [&split.l, &split.a, &split.b];
+        let stage = abc_to_stage(w);
         let mut at = 0;
-        let abc = [w.a, w.b, w.c].map(|v| place(&mut at, size_of_val(v)));
+        let mut abc = [None, None, None];
+        for (i, v) in [w.a, w.b, w.c].into_iter().enumerate() {
+            if stage[i] {
+                abc[i] = Some(place(&mut at, size_of_val(v)));
+            }
+        }
         let ones = queries.map(|q| place(&mut at, size_of_val(&q.ones.words[..])));
         let tail_index = queries.map(|q| place(&mut at, size_of_val(&q.tail_points[..])));
         let tail_scalars = queries.map(|q| place(&mut at, size_of_val(&q.tail_scalars[..])));
@@ -120,7 +142,9 @@ impl Staged {
 
         let mut copies: Vec<(Range<usize>, &[u8])> = Vec::with_capacity(12);
         for (range, v) in staged.abc.iter().zip([w.a, w.b, w.c]) {
-            copies.push((range.clone(), bytes_of(v)));
+            if let Some(range) = range {
+                copies.push((range.clone(), bytes_of(v)));
+            }
         }
         for (i, q) in queries.iter().enumerate() {
             copies.push((staged.ones[i].clone(), bytes_of(&q.ones.words)));
@@ -168,9 +192,14 @@ impl Staged {
         }
     }
 
-    /// The staged `a, b, c`.
-    pub fn abc(&self) -> [&[Scalar]; 3] {
-        [0, 1, 2].map(|i| self.slice(&self.abc[i]))
+    /// The staged `a, b, c`; `None` for a vector the host keeps page-locked itself.
+    pub fn abc(&self) -> [Option<&[Scalar]>; 3] {
+        [0, 1, 2].map(|i| self.abc[i].as_ref().map(|r| self.slice(r)))
+    }
+
+    /// Bytes of page-locked memory this circuit holds.
+    pub fn bytes(&self) -> usize {
+        self.buf.as_ref().map_or(0, |b| b.bytes)
     }
 
     /// Query `i`'s (L, A, B) ones bitmap words, tail indices and canonical tail scalars.
