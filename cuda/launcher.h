@@ -109,6 +109,12 @@ int g16_device_info(int device, char* name, size_t name_len, int* major, int* mi
 // *binary_version / *ptx_version: the architecture of the code the driver chose, and of its PTX.
 int g16_kernel_image_check(int device, int* binary_version, int* ptx_version);
 
+// Decodes n params-file points in place on the device (curve 0: G1, 96 bytes each; 1: G2, 192
+// bytes): uncompressed big-endian in, blst's Montgomery affine out. A point outside the plain
+// encoding (flag bits, a coordinate not below p, G1's x = 0, off the curve) sets *needs_cpu
+// (device memory) and is left as it was: the host decodes that chunk on the CPU for the verdict.
+int g16_srs_decode(int curve, void* points, size_t n, uint32_t* needs_cpu, g16_stream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

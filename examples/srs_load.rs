@@ -221,7 +221,7 @@ fn print_profile(p: &LoadProfile) {
     let per = |d: Duration, n: usize| d.as_nanos() as f64 / n.max(1) as f64;
     let points = p.g1_points + p.g2_points;
     println!(
-        "      header {:.1} ms, reserve {:.1} ms, pass {:.0} ms ({} tasks on {} threads, huge pages {}); \
+        "      header {:.1} ms, reserve {:.1} ms, pass {:.0} ms ({} tasks on {} threads, {} on the GPU, huge pages {}); \
          thread time: read {:.0} ms ({:.0} ns/point), decode G1 {:.0} ms ({:.0} ns/point), \
          decode G2 {:.0} ms ({:.0} ns/point)",
         ms(p.header),
@@ -229,6 +229,7 @@ fn print_profile(p: &LoadProfile) {
         ms(p.pass),
         p.tasks,
         p.threads,
+        p.gpu_chunks,
         if p.huge_pages { "on" } else { "off" },
         ms(p.read_cpu),
         per(p.read_cpu, points),

@@ -83,6 +83,8 @@ part_srs26() {
     echo "--- groth16-c2: create_SRS of the 2^26 params file (warm, then cold)"
     "$srs_load" --path "$params" --no-write --runs 3
     "$srs_load" --path "$params" --no-write --runs 1 --cold
+    echo "--- groth16-c2: the same with transparent huge pages for the decoded SRS"
+    GROTH16_C2_SRS_HUGE_PAGES=1 "$srs_load" --path "$params" --no-write --runs 2
     echo "--- supraseal-c2 0.1.2: SRS::try_new of the same file (then one proof)"
     "$supra" prove --srs "$params" --circuits 1 --iters 1 --warmup 0 --bool-permille 920 2>&1 |
         grep -E "SRS loaded|^prove:" | head -5

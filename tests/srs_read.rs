@@ -316,3 +316,109 @@ fn a_file_truncated_during_the_load_is_an_error_not_a_crash() {
         "no truncation landed inside a load ({load_time:?} each): {seen:?}"
     );
 }
+
+/// Loads `path` with the GPU decoder allowed or not (`GROTH16_C2_SRS_GPU_DECODE`).
+fn load_with_gpu_decode(path: &Path, allowed: bool) -> groth16_c2::Result<(Srs, usize)> {
+    // One test changes the variable, so no other load races it.
+    std::env::set_var("GROTH16_C2_SRS_GPU_DECODE", if allowed { "1" } else { "0" });
+    let r = Srs::load_profiled(path, NO_SUBGROUP).map(|(srs, p)| (srs, p.gpu_chunks));
+    std::env::remove_var("GROTH16_C2_SRS_GPU_DECODE");
+    r
+}
+
+/// Where proofs run on a GPU, the loader decodes on it: the same points as the CPU decoder, and
+/// for every kind of bad point (off the curve, a coordinate not below p, G1's (0, 2), infinity
+/// in a counted section, in G1 and G2) the same error. Elsewhere the CPU decodes every chunk.
+#[test]
+fn gpu_decoding_matches_the_cpu() {
+    let pool = pool(61);
+    let counts = [2, 30_001, 20_000, 20_003, 9_001];
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("gpu.params");
+    write_params(&path, &pool, counts);
+    let (cpu, cpu_chunks) = load_with_gpu_decode(&path, false).unwrap();
+    let (ours, gpu_chunks) = load_with_gpu_decode(&path, true).unwrap();
+    assert_eq!(cpu_chunks, 0);
+    let on_gpu = groth16_c2::backend_name() == "cuda";
+    if on_gpu {
+        assert!(gpu_chunks > 0, "the GPU decoded no chunk");
+    } else {
+        eprintln!("SKIP gpu_decoding_matches_the_cpu (GPU part): proofs run on the CPU here");
+        assert_eq!(gpu_chunks, 0);
+    }
+    assert_eq!(ours.h, cpu.h);
+    assert_eq!(ours.l, cpu.l);
+    assert_eq!(ours.a, cpu.a);
+    assert_eq!(ours.b_g1, cpu.b_g1);
+    assert_eq!(ours.b_g2, cpu.b_g2);
+    assert_eq!(ours.vk.ic, cpu.vk.ic);
+
+    let clean = std::fs::read(&path).unwrap();
+    let p_be: [u8; 48] = {
+        let mut p = [0u8; 48];
+        // p = 0x1a0111ea...aaab, big-endian.
+        let hex = "1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaab";
+        for (i, b) in p.iter_mut().enumerate() {
+            *b = u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).unwrap();
+        }
+        p
+    };
+    // (what, section, point, corruption): G1 points in `l` (section 2), G2 in `b_g2` (5).
+    type Corrupt = Box<dyn Fn(&mut [u8])>;
+    let corruptions: Vec<(&str, usize, usize, Corrupt)> = vec![
+        ("off the curve (G1)", 2, 12_345, Box::new(|p| p[95] ^= 1)),
+        (
+            "x = p (G1)",
+            2,
+            12_345,
+            Box::new(move |p| p[..48].copy_from_slice(&p_be)),
+        ),
+        (
+            "(0, 2) (G1)",
+            2,
+            12_345,
+            Box::new(|p| {
+                p.fill(0);
+                p[95] = 2;
+            }),
+        ),
+        (
+            "infinity (G1)",
+            2,
+            12_345,
+            Box::new(|p| {
+                p.fill(0);
+                p[0] = 0x40;
+            }),
+        ),
+        (
+            "compressed flag (G1)",
+            2,
+            12_345,
+            Box::new(|p| p[0] |= 0x80),
+        ),
+        ("off the curve (G2)", 5, 7_000, Box::new(|p| p[191] ^= 1)),
+        (
+            "y.c0 = p (G2)",
+            5,
+            7_000,
+            Box::new(move |p| p[144..].copy_from_slice(&p_be)),
+        ),
+    ];
+    for (what, section, index, corrupt) in &corruptions {
+        let (size, name) = if *section == 5 {
+            (192, "b_g2")
+        } else {
+            (96, "l")
+        };
+        let mut bytes = clean.clone();
+        let at = point_offset(counts, *section, *index);
+        corrupt(&mut bytes[at..at + size]);
+        std::fs::write(&path, &bytes).unwrap();
+        let want = load_with_gpu_decode(&path, false).unwrap_err().to_string();
+        let got = load_with_gpu_decode(&path, true).unwrap_err().to_string();
+        assert_eq!(got, want, "{what}");
+        let expect = format!("point {index} of section `{name}`");
+        assert!(want.contains(&expect), "{what}: {want}");
+    }
+}

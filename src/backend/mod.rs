@@ -175,6 +175,27 @@ pub fn default_backend() -> &'static dyn Backend {
     *CHOICE
 }
 
+/// A decoder of params-file chunks off the CPU for the SRS loader: the GPU's when proofs run on
+/// CUDA (unless `GROTH16_C2_SRS_GPU_DECODE=0`), else none (the CPU decodes).
+pub(crate) fn srs_chunk_decoder(
+    chunk_bytes: usize,
+    threads: usize,
+) -> Option<Box<dyn crate::srs::ChunkDecoder>> {
+    if std::env::var("GROTH16_C2_SRS_GPU_DECODE").as_deref() == Ok("0") {
+        return None;
+    }
+    #[cfg(groth16_c2_cuda)]
+    if default_backend().name() == "cuda" {
+        return Some(Box::new(cuda::srs_decode::GpuDecoder::new(
+            0,
+            chunk_bytes,
+            threads,
+        )));
+    }
+    let _ = (chunk_bytes, threads);
+    None
+}
+
 fn forced_cpu() -> bool {
     std::env::var("GROTH16_C2_BACKEND").as_deref() == Ok("cpu")
 }

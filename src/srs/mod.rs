@@ -14,7 +14,7 @@ use blstrs::{G1Affine, G2Affine};
 
 use crate::error::{Error, Result};
 pub use layout::{Layout, Section, G1_BYTES, G2_BYTES, VK_FIXED_BYTES};
-pub use read::LoadProfile;
+pub use read::{ChunkDecoder, LoadProfile};
 
 pub use cache::{cached_paths, evict};
 

@@ -37,6 +37,20 @@ const TASK_BYTES: usize = 384 << 10;
 /// How many tasks ahead each task asks the kernel to read (see [`fill`]).
 const READ_AHEAD: usize = 8;
 
+/// Decodes a chunk somewhere other than on the CPU (the CUDA backend's GPU decoder).
+pub trait ChunkDecoder: Sync {
+    /// Reads a chunk of `out.len()` bytes with `read` (into a buffer of the decoder's choosing)
+    /// and decodes its points into `out` (`g2`: 192-byte G2 points, else 96-byte G1 points).
+    /// Returns false when it did not decode them: `out` then holds the chunk's raw bytes, for
+    /// the CPU decoder's verdict.
+    fn decode(
+        &self,
+        g2: bool,
+        out: &mut [u8],
+        read: &mut dyn FnMut(&mut [u8]) -> Result<()>,
+    ) -> Result<bool>;
+}
+
 /// Where the time of one load went (see [`super::Srs::load_profiled`]).
 #[derive(Clone, Debug, Default)]
 pub struct LoadProfile {
@@ -59,6 +73,8 @@ pub struct LoadProfile {
     pub g2_points: usize,
     /// Whether the decoded vectors were advised to use huge pages and the kernel accepted.
     pub huge_pages: bool,
+    /// Chunks the GPU decoded (0 without a GPU decoder), of `tasks`.
+    pub gpu_chunks: usize,
 }
 
 /// The file being loaded, and its size when it was opened.
@@ -327,25 +343,28 @@ struct Clocks {
     read: AtomicU64,
     decode_g1: AtomicU64,
     decode_g2: AtomicU64,
+    gpu_chunks: AtomicU64,
 }
 
 impl Task<'_> {
-    fn run(self, source: &Source, clocks: &Clocks) -> Result<()> {
+    fn run(self, source: &Source, clocks: &Clocks, gpu: Option<&dyn ChunkDecoder>) -> Result<()> {
         match self.slots {
-            Slots::G1(s) => fill(source, &self.chunk, s, &clocks.read, &clocks.decode_g1),
-            Slots::G2(s) => fill(source, &self.chunk, s, &clocks.read, &clocks.decode_g2),
+            Slots::G1(s) => fill(source, &self.chunk, s, clocks, &clocks.decode_g1, gpu),
+            Slots::G2(s) => fill(source, &self.chunk, s, clocks, &clocks.decode_g2, gpu),
         }
     }
 }
 
-/// Reads a chunk into its slots and decodes it there.
+/// Reads a chunk into its slots and decodes it there (or has `gpu` decode it).
 fn fill<P: Encoded>(
     source: &Source,
     chunk: &Chunk,
     slots: &mut [MaybeUninit<P>],
-    read_ns: &AtomicU64,
+    clocks: &Clocks,
     decode_ns: &AtomicU64,
+    gpu: Option<&dyn ChunkDecoder>,
 ) -> Result<()> {
+    let read_ns = &clocks.read;
     let start = thread_cpu_ns();
     let bytes = std::mem::size_of_val(slots);
     // Ask for the chunk READ_AHEAD tasks further on, which this thread or a neighbour reads
@@ -362,11 +381,30 @@ fn fill<P: Encoded>(
         )
     };
     populate(slots);
-    // SAFETY: the slots are `bytes` writable bytes.
-    unsafe { source.read_raw(slots.as_mut_ptr().cast(), bytes, chunk.offset)? };
+    let on_gpu = match gpu {
+        // The GPU decodes the plain encoding; the optional subgroup check stays on the CPU.
+        Some(gpu) if !chunk.checks.subgroup => {
+            // SAFETY: the slots are `bytes` writable bytes; every byte is written below (by
+            // the decoder or, failing that, with the raw chunk) before it is read.
+            let out = unsafe { std::slice::from_raw_parts_mut(slots.as_mut_ptr().cast(), bytes) };
+            gpu.decode(P::BYTES == G2_BYTES, out, &mut |raw| {
+                source.read(raw, chunk.offset)
+            })?
+        }
+        _ => {
+            // SAFETY: the slots are `bytes` writable bytes.
+            unsafe { source.read_raw(slots.as_mut_ptr().cast(), bytes, chunk.offset)? };
+            false
+        }
+    };
     let read = thread_cpu_ns();
-    // SAFETY: the read above initialised every slot's bytes.
-    let bad = unsafe { decode_in_place(slots, chunk.checks) };
+    let bad = if on_gpu {
+        clocks.gpu_chunks.fetch_add(1, Ordering::Relaxed);
+        None
+    } else {
+        // SAFETY: the read above initialised every slot's bytes.
+        unsafe { decode_in_place(slots, chunk.checks) }
+    };
     let decoded = thread_cpu_ns();
     read_ns.fetch_add(read - start, Ordering::Relaxed);
     decode_ns.fetch_add(decoded - read, Ordering::Relaxed);
@@ -467,6 +505,8 @@ pub(super) fn load(path: &Path, options: LoadOptions) -> Result<(SrsData, LoadPr
     // The earliest failure in file order is the one reported, so once a task fails, tasks
     // after it need not run; tasks before it still do, and may fail earlier.
     let earliest_failure = AtomicU64::new(u64::MAX);
+    let gpu = crate::backend::srs_chunk_decoder(TASK_BYTES, rayon::current_num_threads());
+    let gpu = gpu.as_deref();
     let failure = tasks
         .into_par_iter()
         .filter_map(|task| {
@@ -474,7 +514,7 @@ pub(super) fn load(path: &Path, options: LoadOptions) -> Result<(SrsData, LoadPr
             if offset > earliest_failure.load(Ordering::Relaxed) {
                 return None;
             }
-            let result = task.run(&source, &clocks);
+            let result = task.run(&source, &clocks, gpu);
             result.err().map(|e| {
                 earliest_failure.fetch_min(offset, Ordering::Relaxed);
                 (offset, e)
@@ -505,6 +545,7 @@ pub(super) fn load(path: &Path, options: LoadOptions) -> Result<(SrsData, LoadPr
         g1_points: ic.len() + h.len() + l.len() + a.len() + b_g1.len(),
         g2_points: b_g2.len(),
         huge_pages: huge,
+        gpu_chunks: clocks.gpu_chunks.load(Ordering::Relaxed) as usize,
     };
     let data = SrsData {
         host_pins: HostPins::default(),

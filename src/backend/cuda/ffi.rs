@@ -151,6 +151,13 @@ extern "C" {
         result: *mut c_void,
         stream: Stream,
     ) -> c_int;
+    pub fn g16_srs_decode(
+        curve: c_int,
+        points: *mut c_void,
+        n: usize,
+        needs_cpu: *mut u32,
+        stream: Stream,
+    ) -> CudaError;
     pub fn g16_batch_add_workspace_size(curve: c_int, n_points: usize) -> usize;
     pub fn g16_batch_add(
         curve: c_int,

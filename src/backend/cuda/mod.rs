@@ -17,6 +17,7 @@ pub mod probe;
 pub mod resident;
 pub mod runtime;
 pub mod section;
+pub mod srs_decode;
 pub mod staging;
 
 use blst::blst_scalar;
