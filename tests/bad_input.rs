@@ -635,7 +635,27 @@ fn absurd_num_circuits() {
             &f.srs.0,
         )
     };
-    expect_err(take_error(e), "num_circuits = SIZE_MAX", "`provers`");
+    expect_err(
+        take_error(e),
+        "num_circuits = SIZE_MAX",
+        "at most 4096 circuits",
+    );
+    // 2^40 with a one-element array: refused before any Assignment past the first is read.
+    let e = unsafe {
+        call_generate(
+            a.as_ptr(),
+            1 << 40,
+            [Scalar::ONE].as_ptr(),
+            [Scalar::ONE].as_ptr(),
+            proofs.as_mut_ptr(),
+            &f.srs.0,
+        )
+    };
+    expect_err(
+        take_error(e),
+        "num_circuits = 2^40",
+        "at most 4096 circuits",
+    );
     f.assert_healthy();
 }
 
@@ -992,4 +1012,127 @@ fn timed_finalize_and_abi_form() {
             "not live"
         )
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Found by a new user's tries (issue 13)
+
+/// `x · x = y`, both private: no public input besides ONE.
+struct NoPublicInputs {
+    x: Option<Scalar>,
+}
+
+impl bellpepper_core::Circuit<Scalar> for NoPublicInputs {
+    fn synthesize<CS: bellpepper_core::ConstraintSystem<Scalar>>(
+        self,
+        cs: &mut CS,
+    ) -> Result<(), bellpepper_core::SynthesisError> {
+        use bellpepper_core::SynthesisError::AssignmentMissing;
+        let x = cs.alloc(|| "x", || self.x.ok_or(AssignmentMissing))?;
+        let y = cs.alloc(
+            || "y",
+            || self.x.map(|x| x.square()).ok_or(AssignmentMissing),
+        )?;
+        cs.enforce(|| "x * x = y", |lc| lc + x, |lc| lc + x, |lc| lc + y);
+        Ok(())
+    }
+}
+
+/// A circuit with no public input besides ONE proves with the default check on, its proof
+/// verifies through `verify_groth16_proof_c(srs, proof, NULL, 0)`, and bellperson agrees.
+#[test]
+fn circuits_without_public_inputs_prove_and_verify() {
+    let params = params_file(NoPublicInputs { x: None }, 21);
+    let srs = CSrs::load(&params.path, false).unwrap();
+    let w = record(NoPublicInputs {
+        x: Some(Scalar::from(7u64)),
+    });
+    let proofs = prove_c(&srs, &[&w], &[Scalar::from(3u64)], &[Scalar::from(5u64)])
+        .expect("proved and checked by the library");
+    let verdict =
+        take_error(unsafe { ffi::verify_groth16_proof_c(&srs.0, &proofs[0], std::ptr::null(), 0) });
+    assert_eq!(verdict, Ok(()));
+    assert_verifies(&params, &proofs[0], &[]);
+}
+
+/// `create_SRS` on a FIFO with no writer returns an error at once instead of waiting forever;
+/// so do other files that are not regular files.
+#[test]
+fn a_fifo_or_device_is_not_a_params_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("srs.fifo");
+    let c = c_path(&fifo);
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let (send, receive) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = send.send(CSrs::load(&fifo, false).err());
+    });
+    let outcome = receive
+        .recv_timeout(std::time::Duration::from_secs(20))
+        .expect("create_SRS on a FIFO returned within 20 s");
+    let (code, msg) = outcome.expect("a FIFO is refused");
+    assert_eq!(code, ffi::GROTH16_C2_ERR_MALFORMED_PARAMS, "{msg}");
+    assert!(msg.contains("not a regular file"), "{msg}");
+    let (_, msg) = CSrs::load(Path::new("/dev/null"), true).err().unwrap();
+    assert!(msg.contains("not a regular file"), "{msg}");
+}
+
+/// A point at infinity in `ic` is refused, as bellperson's reader refuses it.
+#[test]
+fn infinity_in_ic_is_refused() {
+    let f = fixture(22);
+    let mut bytes = std::fs::read(&f.params.path).unwrap();
+    let at = offsets(&bytes).point("ic", 1);
+    bytes[at..at + 96].fill(0);
+    bytes[at] = 0x40;
+    let dir = tempfile::tempdir().unwrap();
+    expect_load_error(
+        dir.path(),
+        "ic-infinity.params",
+        &bytes,
+        "is the point at infinity",
+    );
+    let msg = CSrs::load(&dir.path().join("ic-infinity.params"), false)
+        .err()
+        .unwrap()
+        .1;
+    assert!(msg.contains("point 1 of section `ic`"), "{msg}");
+    f.assert_healthy();
+}
+
+/// A params file that another writer truncates around `create_SRS` gives an error (or, if the
+/// truncation lands after the read, a complete SRS), never a crash. The race inside a long load
+/// is driven adaptively by `tests/srs_read.rs`; this checks the C ABI's side of it.
+#[test]
+fn a_params_file_truncated_during_create_srs_is_an_error() {
+    let f = fixture(23);
+    let bytes = std::fs::read(&f.params.path).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("shrinking.params");
+    let mut errors = 0;
+    for attempt in 0..20u64 {
+        std::fs::write(&path, &bytes).unwrap();
+        let cut = std::thread::spawn({
+            let path = path.clone();
+            move || {
+                std::thread::sleep(std::time::Duration::from_micros(50 * attempt));
+                let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+                file.set_len(1024).unwrap();
+            }
+        });
+        match CSrs::load(&path, false) {
+            Ok(_) => {}
+            Err((code, msg)) => {
+                errors += 1;
+                assert!(
+                    code == ffi::GROTH16_C2_ERR_MALFORMED_PARAMS || code == ffi::GROTH16_C2_ERR_IO,
+                    "code {code}: {msg}"
+                );
+            }
+        }
+        cut.join().unwrap();
+    }
+    // The first attempts truncate before the load ends: some must have failed cleanly.
+    assert!(errors > 0, "no load saw the truncation");
+    f.assert_healthy();
 }

@@ -30,6 +30,14 @@ unsafe fn request<'a>(
             "num_circuits is 0; there is nothing to prove",
         ));
     }
+    // Refused before any Assignment is read: a count no real batch reaches can only be a host
+    // bug, and reading that many would run past the host's array.
+    if num_circuits > crate::prover::MAX_CIRCUITS {
+        return Err(Error::invalid(format!(
+            "num_circuits is {num_circuits}; one call proves at most {} circuits",
+            crate::prover::MAX_CIRCUITS
+        )));
+    }
     let provers = arg_slice(provers, num_circuits, "provers")?;
     let r_s = arg_slice(r_s, num_circuits, "r_s")?;
     let s_s = arg_slice(s_s, num_circuits, "s_s")?;

@@ -27,6 +27,11 @@ use crate::srs::Srs;
 use crate::telemetry::{self, ms, unix_ns, LockSpan, ProofTimings};
 use pipeline::{DeviceDone, Gate, HoldSpan, Job};
 
+/// The most circuits one call proves (a 32 GiB PoRep sector is 10): a larger count can only be
+/// a host bug, and is refused before any of its Assignments is read.
+/// cbindgen:ignore
+pub const MAX_CIRCUITS: usize = 4096;
+
 /// A Groth16 proof, laid out as supraseal-c2's `groth16_proof` (384 bytes).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -329,6 +334,12 @@ fn check_request(srs: &Srs, witnesses: &[Witness], r_s: &[Scalar], s_s: &[Scalar
         return Err(Error::invalid(
             "num_circuits is 0; there is nothing to prove",
         ));
+    }
+    if witnesses.len() > MAX_CIRCUITS {
+        return Err(Error::invalid(format!(
+            "{} circuits in one call; at most {MAX_CIRCUITS}",
+            witnesses.len()
+        )));
     }
     if r_s.len() != witnesses.len() || s_s.len() != witnesses.len() {
         return Err(Error::invalid(format!(

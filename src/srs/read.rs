@@ -16,6 +16,7 @@
 use std::fs::File;
 use std::mem::MaybeUninit;
 use std::ops::{Deref, DerefMut};
+use std::os::unix::fs::OpenOptionsExt;
 use std::os::unix::io::AsRawFd;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -426,10 +427,23 @@ pub(super) fn load(path: &Path, options: LoadOptions) -> Result<(SrsData, LoadPr
         path: path.to_path_buf(),
         source,
     };
-    let file = File::open(path).map_err(io)?;
+    // Non-blocking open: a FIFO with no writer would otherwise block here forever (regular
+    // files ignore the flag); what is not a regular file is refused just below.
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(io)?;
     let meta = file.metadata().map_err(io)?;
     if meta.is_dir() {
         return Err(io(std::io::Error::from_raw_os_error(libc::EISDIR)));
+    }
+    if !meta.is_file() {
+        return Err(Error::MalformedParams {
+            path: path.to_path_buf(),
+            reason: "it is not a regular file (a FIFO, socket or device); a params file must be"
+                .into(),
+        });
     }
     if meta.len() == 0 {
         return Err(Error::MalformedParams {
@@ -491,7 +505,8 @@ pub(super) fn load(path: &Path, options: LoadOptions) -> Result<(SrsData, LoadPr
     let start = Instant::now();
     let clocks = Clocks::default();
     let mut tasks = Vec::new();
-    tasks_of(&layout.ic, &mut ic, vk_checks, Slots::G1, &mut tasks);
+    // `ic` is a counted section: bellperson's reader refuses infinity there too.
+    tasks_of(&layout.ic, &mut ic, checks, Slots::G1, &mut tasks);
     for (section, out) in [
         (&layout.h, &mut h),
         (&layout.l, &mut l),
