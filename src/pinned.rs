@@ -97,12 +97,14 @@ pub fn is_page_locked<T>(data: &[T]) -> bool {
 
 #[cfg(groth16_c2_cuda)]
 fn page_locked(bytes: usize) -> Result<*mut u8> {
-    crate::backend::cuda::runtime::host_alloc(bytes).map_err(|e| {
-        Error::invalid(format!(
-            "cannot page-lock {bytes} bytes of host memory ({e}); \
+    crate::backend::cuda::runtime::HostBuffer::new(bytes)
+        .map(|b| b.into_raw())
+        .map_err(|e| {
+            Error::invalid(format!(
+                "cannot page-lock {bytes} bytes of host memory ({e}); \
              the host may be out of memory or over its locked-memory limit"
-        ))
-    })
+            ))
+        })
 }
 
 #[cfg(not(groth16_c2_cuda))]

@@ -625,37 +625,25 @@ fn absurd_num_circuits() {
     let f = fixture(5);
     let a = [f.assignment()];
     let mut proofs = [zero_proof()];
-    let e = unsafe {
-        call_generate(
-            a.as_ptr(),
-            usize::MAX,
-            [Scalar::ONE].as_ptr(),
-            [Scalar::ONE].as_ptr(),
-            proofs.as_mut_ptr(),
-            &f.srs.0,
-        )
-    };
-    expect_err(
-        take_error(e),
-        "num_circuits = SIZE_MAX",
-        "at most 4096 circuits",
-    );
-    // 2^40 with a one-element array: refused before any Assignment past the first is read.
-    let e = unsafe {
-        call_generate(
-            a.as_ptr(),
-            1 << 40,
-            [Scalar::ONE].as_ptr(),
-            [Scalar::ONE].as_ptr(),
-            proofs.as_mut_ptr(),
-            &f.srs.0,
-        )
-    };
-    expect_err(
-        take_error(e),
-        "num_circuits = 2^40",
-        "at most 4096 circuits",
-    );
+    // SIZE_MAX, and 2^40 with a one-element array: refused before any Assignment past the
+    // first is read.
+    for (count, what) in [(usize::MAX, "SIZE_MAX"), (1 << 40, "2^40")] {
+        let e = unsafe {
+            call_generate(
+                a.as_ptr(),
+                count,
+                [Scalar::ONE].as_ptr(),
+                [Scalar::ONE].as_ptr(),
+                proofs.as_mut_ptr(),
+                &f.srs.0,
+            )
+        };
+        expect_err(
+            take_error(e),
+            &format!("num_circuits = {what}"),
+            "at most 4096 circuits",
+        );
+    }
     f.assert_healthy();
 }
 

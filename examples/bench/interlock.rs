@@ -25,7 +25,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use crate::common::{fail, median, Flags};
-use crate::process::PinnedScalars;
+use crate::process::{pin_inputs, witness_bytes};
 
 const USAGE: &str = "bench --proofs 8 [--jobs 2] [--workers 1,2] [--log-n 20] [--gpus N] \
     [--ones-share 0.92] [--timeline 4] [--g2-tail cpu,gpu] [--pinned-inputs]";
@@ -108,20 +108,8 @@ pub fn main(mut flags: Flags) {
     let mut partitions = generate(&shape, o.proofs.min(2));
     let srs = synthetic_srs(&partitions[0]);
     println!("SRS built in {:.3} s", srs.load_time.as_secs_f64());
-    let witness_bytes: usize = partitions
-        .iter()
-        .map(|p| (3 * p.a.len() + p.inputs.len() + p.aux.len()) * 32)
-        .sum();
-    let pinned: Vec<[PinnedScalars; 3]> = if o.pinned_inputs {
-        partitions
-            .iter_mut()
-            .map(|p| {
-                [&mut p.a, &mut p.b, &mut p.c].map(|v| PinnedScalars::copy_of(&std::mem::take(v)))
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
+    let witness_bytes: usize = witness_bytes(&partitions);
+    let pinned = pin_inputs(&mut partitions, o.pinned_inputs);
     let witnesses: Vec<Witness> = partitions
         .iter()
         .enumerate()

@@ -29,7 +29,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use crate::common::{fail, median, proof_layout_bytes, Flags, DEFAULT_PARAMS_DIR};
-use crate::process::{parse_sizes, peak_rss_kb, run_self, self_command, PinnedScalars};
+use crate::process::{parse_sizes, peak_rss_kb, pin_inputs, run_self, self_command, witness_bytes};
 
 const USAGE: &str = "bench --partition [--log-n 16,18] [--runs 3] [--batch 1] \
     [--share-witness] [--pinned-inputs] [--ones-share 0.92] [--srs memory|file] [--compare-cpu] [--cpu-runs 1] \
@@ -427,22 +427,10 @@ fn child_main(log_n: u32, o: &Options) {
     println!("srs_s {}", srs.load_time.as_secs_f64());
 
     let mib = |bytes: usize| bytes as f64 / (1 << 20) as f64;
-    let inputs: usize = partitions
-        .iter()
-        .map(|p| (3 * p.a.len() + p.inputs.len() + p.aux.len()) * 32)
-        .sum();
+    let inputs: usize = witness_bytes(&partitions);
     println!("inputs_mib {}", mib(inputs));
     // With --pinned-inputs, each partition's a, b, c move to page-locked memory.
-    let pinned: Vec<[PinnedScalars; 3]> = if o.pinned_inputs {
-        partitions
-            .iter_mut()
-            .map(|p| {
-                [&mut p.a, &mut p.b, &mut p.c].map(|v| PinnedScalars::copy_of(&std::mem::take(v)))
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
+    let pinned = pin_inputs(&mut partitions, o.pinned_inputs);
     // With --share-witness, `batch` witnesses of the one partition.
     let witnesses: Vec<_> = (0..o.batch)
         .map(|i| {

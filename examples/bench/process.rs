@@ -5,6 +5,7 @@
 use std::process::Command;
 
 use blstrs::Scalar;
+use groth16_c2::synthetic_partition::SyntheticPartition;
 
 use crate::common::fail;
 
@@ -78,4 +79,24 @@ impl Drop for PinnedScalars {
         // SAFETY: allocated by `copy_of`; no proof is running.
         let _ = unsafe { groth16_c2::pinned::free(self.ptr) };
     }
+}
+
+/// Bytes of the partitions' witnesses (a, b, c, inputs, aux).
+pub fn witness_bytes(partitions: &[SyntheticPartition]) -> usize {
+    partitions
+        .iter()
+        .map(|p| (3 * p.a.len() + p.inputs.len() + p.aux.len()) * 32)
+        .sum()
+}
+
+/// With `pinned`, moves each partition's a, b, c to page-locked memory (empty otherwise); the
+/// witnesses then point there.
+pub fn pin_inputs(partitions: &mut [SyntheticPartition], pinned: bool) -> Vec<[PinnedScalars; 3]> {
+    if !pinned {
+        return Vec::new();
+    }
+    partitions
+        .iter_mut()
+        .map(|p| [&mut p.a, &mut p.b, &mut p.c].map(|v| PinnedScalars::copy_of(&std::mem::take(v))))
+        .collect()
 }

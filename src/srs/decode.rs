@@ -207,6 +207,46 @@ unsafe fn decode_g2_plain(p: *mut blst_p2_affine) -> std::result::Result<(), BLS
     Ok(())
 }
 
+/// The curve-specific pieces of [`decode_over`]: blst's functions for one group.
+struct Group<P> {
+    plain: unsafe fn(*mut P) -> std::result::Result<(), BLST_ERROR>,
+    deserialize: unsafe extern "C" fn(*mut P, *const u8) -> BLST_ERROR,
+    in_group: unsafe extern "C" fn(*const P) -> bool,
+}
+
+/// Decodes the encoding in `slot` over itself: the plain encoding on our fast path, flagged
+/// ones through blst, then the optional subgroup check.
+#[inline(always)]
+unsafe fn decode_over<P: Default>(
+    slot: &mut MaybeUninit<P>,
+    checks: PointChecks,
+    group: Group<P>,
+) -> std::result::Result<(), &'static str> {
+    let p = slot.as_mut_ptr();
+    let first = *p.cast::<u8>();
+    let infinity = if first & FLAG_BITS == 0 {
+        (group.plain)(p).map_err(blst_problem)?;
+        false
+    } else {
+        let infinity = check_flags(first)?;
+        if infinity && checks.reject_infinity {
+            return Err("is the point at infinity");
+        }
+        let mut q = P::default();
+        // The uncompressed flag was checked, so blst reads exactly the point's bytes.
+        let err = (group.deserialize)(&mut q, p.cast::<u8>());
+        if err != BLST_ERROR::BLST_SUCCESS {
+            return Err(blst_problem(err));
+        }
+        p.write(q);
+        infinity
+    };
+    if checks.subgroup && !infinity && !(group.in_group)(p) {
+        return Err(blst_problem(BLST_ERROR::BLST_POINT_NOT_IN_GROUP));
+    }
+    Ok(())
+}
+
 impl Encoded for blst_p1_affine {
     const BYTES: usize = G1_BYTES;
     #[inline]
@@ -214,29 +254,12 @@ impl Encoded for blst_p1_affine {
         slot: &mut MaybeUninit<Self>,
         checks: PointChecks,
     ) -> std::result::Result<(), &'static str> {
-        let p = slot.as_mut_ptr();
-        let first = *p.cast::<u8>();
-        let infinity = if first & FLAG_BITS == 0 {
-            decode_g1_plain(p).map_err(blst_problem)?;
-            false
-        } else {
-            let infinity = check_flags(first)?;
-            if infinity && checks.reject_infinity {
-                return Err("is the point at infinity");
-            }
-            let mut q = blst_p1_affine::default();
-            // The uncompressed flag was checked, so blst reads exactly 96 bytes.
-            let err = blst_p1_deserialize(&mut q, p.cast::<u8>());
-            if err != BLST_ERROR::BLST_SUCCESS {
-                return Err(blst_problem(err));
-            }
-            p.write(q);
-            infinity
+        let group = Group {
+            plain: decode_g1_plain,
+            deserialize: blst_p1_deserialize,
+            in_group: blst_p1_affine_in_g1,
         };
-        if checks.subgroup && !infinity && !blst_p1_affine_in_g1(p) {
-            return Err(blst_problem(BLST_ERROR::BLST_POINT_NOT_IN_GROUP));
-        }
-        Ok(())
+        decode_over(slot, checks, group)
     }
 }
 
@@ -247,29 +270,12 @@ impl Encoded for blst_p2_affine {
         slot: &mut MaybeUninit<Self>,
         checks: PointChecks,
     ) -> std::result::Result<(), &'static str> {
-        let p = slot.as_mut_ptr();
-        let first = *p.cast::<u8>();
-        let infinity = if first & FLAG_BITS == 0 {
-            decode_g2_plain(p).map_err(blst_problem)?;
-            false
-        } else {
-            let infinity = check_flags(first)?;
-            if infinity && checks.reject_infinity {
-                return Err("is the point at infinity");
-            }
-            let mut q = blst_p2_affine::default();
-            // As for G1, with 192 bytes.
-            let err = blst_p2_deserialize(&mut q, p.cast::<u8>());
-            if err != BLST_ERROR::BLST_SUCCESS {
-                return Err(blst_problem(err));
-            }
-            p.write(q);
-            infinity
+        let group = Group {
+            plain: decode_g2_plain,
+            deserialize: blst_p2_deserialize,
+            in_group: blst_p2_affine_in_g2,
         };
-        if checks.subgroup && !infinity && !blst_p2_affine_in_g2(p) {
-            return Err(blst_problem(BLST_ERROR::BLST_POINT_NOT_IN_GROUP));
-        }
-        Ok(())
+        decode_over(slot, checks, group)
     }
 }
 

@@ -321,20 +321,65 @@ pub fn is_page_locked<T>(data: &[T]) -> bool {
     })
 }
 
-/// Page-locked host memory from `cudaHostAlloc` (portable: pinned for every device's context).
-pub fn host_alloc(bytes: usize) -> Result<*mut u8> {
-    let mut ptr: *mut c_void = std::ptr::null_mut();
-    // SAFETY: writes one pointer.
-    check("cudaHostAlloc", unsafe {
-        ffi::cudaHostAlloc(&mut ptr, bytes.max(1), ffi::HOST_ALLOC_PORTABLE)
-    })?;
-    Ok(ptr.cast())
+/// Page-locked host memory from `cudaHostAlloc` (portable: pinned for every device's context),
+/// freed on drop.
+pub struct HostBuffer {
+    ptr: *mut u8,
+    bytes: usize,
 }
 
-/// Frees what [`host_alloc`] returned.
+// SAFETY: plain host memory; its owner coordinates access (and keeps it until the copies that
+// use it were synchronised).
+unsafe impl Send for HostBuffer {}
+unsafe impl Sync for HostBuffer {}
+
+impl HostBuffer {
+    pub fn new(bytes: usize) -> Result<HostBuffer> {
+        let mut ptr: *mut c_void = std::ptr::null_mut();
+        // SAFETY: writes one pointer.
+        check("cudaHostAlloc", unsafe {
+            ffi::cudaHostAlloc(&mut ptr, bytes.max(1), ffi::HOST_ALLOC_PORTABLE)
+        })?;
+        Ok(HostBuffer {
+            ptr: ptr.cast(),
+            bytes: bytes.max(1),
+        })
+    }
+
+    pub fn as_ptr(&self) -> *mut u8 {
+        self.ptr
+    }
+
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    /// The first `n` bytes.
+    pub fn slice_mut(&mut self, n: usize) -> &mut [u8] {
+        assert!(n <= self.bytes);
+        // SAFETY: `n` bytes of our allocation, borrowed mutably through `self`.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr, n) }
+    }
+
+    /// Hands the allocation over to a caller that frees it with [`host_free`].
+    pub fn into_raw(self) -> *mut u8 {
+        let ptr = self.ptr;
+        std::mem::forget(self);
+        ptr
+    }
+}
+
+impl Drop for HostBuffer {
+    fn drop(&mut self) {
+        // SAFETY: our own allocation; its owner keeps it until no copy from it is pending.
+        unsafe { ffi::cudaFreeHost(self.ptr.cast()) };
+    }
+}
+
+/// Frees what [`HostBuffer::into_raw`] handed over.
 ///
 /// # Safety
-/// `ptr` came from [`host_alloc`], is freed once, and no copy from or to it is pending.
+/// `ptr` came from `into_raw`, is freed once, and no copy from or to it is pending.
 pub unsafe fn host_free(ptr: *mut u8) {
     ffi::cudaFreeHost(ptr.cast());
 }

@@ -11,49 +11,18 @@ use std::mem::size_of;
 use parking_lot::Mutex;
 
 use super::ffi;
-use super::runtime::{check, host_alloc, host_free, set_device, DeviceBuffer, Stream};
+use super::runtime::{check, set_device, DeviceBuffer, HostBuffer, Stream};
 use crate::error::Result;
 use crate::srs::ChunkDecoder;
 
 /// One loader thread's buffers and stream.
 struct Lane {
     stream: Stream,
-    raw: Pinned,
-    decoded: Pinned,
-    flag: Pinned,
+    raw: HostBuffer,
+    decoded: HostBuffer,
+    flag: HostBuffer,
     points: DeviceBuffer<u8>,
     needs_cpu: DeviceBuffer<u32>,
-}
-
-/// Page-locked bytes (freed on drop).
-struct Pinned {
-    ptr: *mut u8,
-    len: usize,
-}
-
-// SAFETY: plain host memory, used by one lane (behind its mutex) at a time.
-unsafe impl Send for Pinned {}
-
-impl Pinned {
-    fn new(len: usize) -> Result<Pinned> {
-        Ok(Pinned {
-            ptr: host_alloc(len)?,
-            len,
-        })
-    }
-
-    fn bytes(&mut self, n: usize) -> &mut [u8] {
-        assert!(n <= self.len);
-        // SAFETY: `n` bytes of our allocation, borrowed mutably through `self`.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr, n) }
-    }
-}
-
-impl Drop for Pinned {
-    fn drop(&mut self) {
-        // SAFETY: our allocation; the lane's stream was synchronised after its last copy.
-        unsafe { host_free(self.ptr) };
-    }
 }
 
 /// A decoder for one load: one lane per loader thread, made on first use by that thread.
@@ -77,9 +46,9 @@ impl GpuDecoder {
         set_device(self.device)?;
         Ok(Lane {
             stream: Stream::new()?,
-            raw: Pinned::new(self.chunk_bytes)?,
-            decoded: Pinned::new(self.chunk_bytes)?,
-            flag: Pinned::new(size_of::<u32>())?,
+            raw: HostBuffer::new(self.chunk_bytes)?,
+            decoded: HostBuffer::new(self.chunk_bytes)?,
+            flag: HostBuffer::new(size_of::<u32>())?,
             points: DeviceBuffer::new(self.chunk_bytes)?,
             needs_cpu: DeviceBuffer::new(1)?,
         })
@@ -90,7 +59,8 @@ impl GpuDecoder {
         let n = out.len();
         let point_bytes = if g2 { 192 } else { 96 };
         lane.needs_cpu.zero_range_async(0, 1, &lane.stream)?;
-        lane.points.upload_async(lane.raw.bytes(n), &lane.stream)?;
+        lane.points
+            .upload_async(lane.raw.slice_mut(n), &lane.stream)?;
         // SAFETY: the device buffer holds the n bytes uploaded above, n / point_bytes points.
         check("g16_srs_decode", unsafe {
             ffi::g16_srs_decode(
@@ -101,17 +71,17 @@ impl GpuDecoder {
                 lane.stream.raw(),
             )
         })?;
-        let flag = lane.flag.bytes(4);
+        let flag = lane.flag.slice_mut(4);
         // SAFETY: a u32 of page-locked memory; read only after the synchronisation below.
         let flag_u32 = unsafe { std::slice::from_raw_parts_mut(flag.as_mut_ptr().cast(), 1) };
         lane.needs_cpu.download_async(flag_u32, &lane.stream)?;
         lane.points
-            .download_async(lane.decoded.bytes(n), &lane.stream)?;
+            .download_async(lane.decoded.slice_mut(n), &lane.stream)?;
         lane.stream.synchronize()?;
         if flag_u32[0] != 0 {
             return Ok(false);
         }
-        out.copy_from_slice(lane.decoded.bytes(n));
+        out.copy_from_slice(lane.decoded.slice_mut(n));
         Ok(true)
     }
 }
@@ -140,12 +110,12 @@ impl ChunkDecoder for GpuDecoder {
             }
         }
         let lane = slot.as_mut().expect("made above");
-        read(lane.raw.bytes(out.len()))?;
+        read(lane.raw.slice_mut(out.len()))?;
         match GpuDecoder::run(lane, g2, out) {
             Ok(true) => Ok(true),
             // A point for the CPU's verdict, or a CUDA failure: the raw bytes go to the CPU.
             Ok(false) | Err(_) => {
-                out.copy_from_slice(lane.raw.bytes(out.len()));
+                out.copy_from_slice(lane.raw.slice_mut(out.len()));
                 Ok(false)
             }
         }

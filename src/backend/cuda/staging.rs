@@ -13,37 +13,10 @@ use blstrs::Scalar;
 use parking_lot::Mutex;
 use rayon::prelude::*;
 
-use super::runtime::{host_alloc, host_free};
+use super::runtime::HostBuffer;
 use crate::assignment::Witness;
 use crate::error::Result;
 use crate::prover::split::CircuitSplit;
-
-/// Page-locked host memory from `cudaHostAlloc` (portable: pinned for every device).
-struct HostBuffer {
-    ptr: *mut u8,
-    bytes: usize,
-}
-
-// SAFETY: plain host memory; access is coordinated by ownership of the `Staged` using it.
-unsafe impl Send for HostBuffer {}
-unsafe impl Sync for HostBuffer {}
-
-impl HostBuffer {
-    fn new(bytes: usize) -> Result<HostBuffer> {
-        Ok(HostBuffer {
-            ptr: host_alloc(bytes)?,
-            bytes: bytes.max(1),
-        })
-    }
-}
-
-impl Drop for HostBuffer {
-    fn drop(&mut self) {
-        // SAFETY: freeing our own allocation; no copy from it is pending (its `Staged` is gone,
-        // and a `Staged` lives until its proof's stream was synchronised).
-        unsafe { host_free(self.ptr) };
-    }
-}
 
 /// Buffers not in use, kept for the next proofs (as many as proofs were staged at once).
 static FREE: Mutex<Vec<HostBuffer>> = Mutex::new(Vec::new());
@@ -55,8 +28,8 @@ fn acquire(bytes: usize) -> Result<HostBuffer> {
     let fit = free
         .iter()
         .enumerate()
-        .filter(|(_, b)| b.bytes >= bytes)
-        .min_by_key(|(_, b)| b.bytes)
+        .filter(|(_, b)| b.bytes() >= bytes)
+        .min_by_key(|(_, b)| b.bytes())
         .map(|(i, _)| i);
     if let Some(i) = fit {
         return Ok(free.swap_remove(i));
@@ -64,7 +37,7 @@ fn acquire(bytes: usize) -> Result<HostBuffer> {
     let largest = free
         .iter()
         .enumerate()
-        .max_by_key(|(_, b)| b.bytes)
+        .max_by_key(|(_, b)| b.bytes())
         .map(|(i, _)| i);
     let replaced = largest.map(|i| free.swap_remove(i));
     drop(free);
@@ -158,7 +131,7 @@ impl Staged {
     /// Copies each source into its range, in 4 MiB pieces over the prover's threads.
     fn copy_in(&self, copies: &[(Range<usize>, &[u8])]) {
         const PIECE: usize = 4 << 20;
-        let base = self.buf.as_ref().expect("filled in new").ptr as usize;
+        let base = self.buf.as_ref().expect("filled in new").as_ptr() as usize;
         let pieces: Vec<(usize, &[u8])> = copies
             .iter()
             .flat_map(|(range, src)| {
@@ -186,7 +159,7 @@ impl Staged {
         // SAFETY: the range holds a copy of a `[T]` of range.len() bytes, 64-byte aligned.
         unsafe {
             std::slice::from_raw_parts(
-                buf.ptr.add(range.start).cast::<T>(),
+                buf.as_ptr().add(range.start).cast::<T>(),
                 range.len() / size_of::<T>().max(1),
             )
         }
@@ -195,11 +168,6 @@ impl Staged {
     /// The staged `a, b, c`; `None` for a vector the host keeps page-locked itself.
     pub fn abc(&self) -> [Option<&[Scalar]>; 3] {
         [0, 1, 2].map(|i| self.abc[i].as_ref().map(|r| self.slice(r)))
-    }
-
-    /// Bytes of page-locked memory this circuit holds.
-    pub fn bytes(&self) -> usize {
-        self.buf.as_ref().map_or(0, |b| b.bytes)
     }
 
     /// Query `i`'s (L, A, B) ones bitmap words, tail indices and canonical tail scalars.
