@@ -3,90 +3,22 @@
 //! points spread over many parallel chunks (every one decoded, the first bad one in file order
 //! reported), and the optional subgroup check.
 
-use std::fs::{File, OpenOptions};
-use std::io::{BufWriter, Write};
+// Only the synthetic writer: this test needs no circuits (nor the `bellpepper` feature).
+#[path = "common/synthetic_params.rs"]
+#[allow(dead_code)]
+mod synthetic_params;
+use synthetic_params::*;
+
 use std::path::Path;
-use std::time::{Duration, Instant};
 
 use blst::{blst_bendian_from_fp, blst_fp, blst_fp_from_uint64, blst_fp_sqr, blst_fp_sqrt};
-use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
+use blstrs::{G1Affine, G2Affine};
 use groth16_c2::error::Error;
 use groth16_c2::srs::{LoadOptions, Srs};
-use group::{Curve, Group};
 
 const NO_SUBGROUP: LoadOptions = LoadOptions {
     subgroup_check: false,
 };
-
-/// Distinct points cycled through the sections (the reader cannot tell).
-struct Pool {
-    g1: Vec<[u8; 96]>,
-    g2: Vec<[u8; 192]>,
-}
-
-fn pool(n: u64) -> Pool {
-    Pool {
-        g1: (1..=n)
-            .map(|i| {
-                (G1Projective::generator() * Scalar::from(i * 1_000_003))
-                    .to_affine()
-                    .to_uncompressed()
-            })
-            .collect(),
-        g2: (1..=n)
-            .map(|i| {
-                (G2Projective::generator() * Scalar::from(i * 1_000_003))
-                    .to_affine()
-                    .to_uncompressed()
-            })
-            .collect(),
-    }
-}
-
-/// Section counts: ic, h, l, a, b_g1, b_g2 (= b_g1).
-type Counts = [usize; 5];
-
-/// Writes a params file; the point at index `i` of each section is pool point `i % len`.
-fn write_params(path: &Path, pool: &Pool, [ic, h, l, a, b]: Counts) {
-    let mut f = BufWriter::new(File::create(path).unwrap());
-    let (g1, g2) = (&pool.g1, &pool.g2);
-    for p in [&g1[0], &g1[1]] {
-        f.write_all(p).unwrap();
-    }
-    for p in [&g2[0], &g2[1]] {
-        f.write_all(p).unwrap();
-    }
-    f.write_all(&g1[2]).unwrap();
-    f.write_all(&g2[2]).unwrap();
-    for count in [ic, h, l, a, b] {
-        f.write_all(&(count as u32).to_be_bytes()).unwrap();
-        for i in 0..count {
-            f.write_all(&g1[i % g1.len()]).unwrap();
-        }
-    }
-    f.write_all(&(b as u32).to_be_bytes()).unwrap();
-    for i in 0..b {
-        f.write_all(&g2[i % g2.len()]).unwrap();
-    }
-    f.flush().unwrap();
-}
-
-/// Byte offset of point `index` of section `s` (0 = ic .. 5 = b_g2).
-fn point_offset(counts: Counts, s: usize, index: usize) -> usize {
-    let [ic, h, l, a, b] = counts;
-    let mut at = 3 * 96 + 3 * 192;
-    for (i, (count, size)) in [(ic, 96), (h, 96), (l, 96), (a, 96), (b, 96), (b, 192)]
-        .into_iter()
-        .enumerate()
-    {
-        at += 4;
-        if i == s {
-            return at + index * size;
-        }
-        at += count * size;
-    }
-    unreachable!()
-}
 
 #[test]
 fn every_point_of_every_chunk_is_decoded() {
@@ -229,92 +161,24 @@ fn the_subgroup_check_is_optional() {
     );
 }
 
-/// What one load ended in, when another writer truncates the file in the middle of it.
-#[derive(Debug, PartialEq)]
-enum Outcome {
-    /// The truncation came after the reader was done (the old contents loaded).
-    Loaded,
-    /// It came first: the file was already short when it was opened.
-    ShortAtOpen,
-    /// It came during the load.
-    ShortDuringLoad,
-}
-
 #[test]
 fn a_file_truncated_during_the_load_is_an_error_not_a_crash() {
-    let pool = pool(64);
-    // About 40 MB: tens of milliseconds to load even on a fast machine.
-    let counts = [2, 120_000, 120_000, 120_000, 30_000];
     let dir = tempfile::tempdir().unwrap();
     let master = dir.path().join("master.params");
-    write_params(&master, &pool, counts);
-    let full = std::fs::metadata(&master).unwrap().len();
-    let path = dir.path().join("truncated.params");
-
-    std::fs::copy(&master, &path).unwrap();
-    let t = Instant::now();
-    Srs::load(&path, NO_SUBGROUP).unwrap();
-    let load_time = t.elapsed();
-
-    // Adapt the delay before the truncation until it lands inside a load a few times: shorter
-    // after a load that finished first, longer after one that found the file already short.
-    let mut delay = load_time / 2;
-    let mut seen = Vec::new();
-    for attempt in 0..24 {
-        std::fs::copy(&master, &path).unwrap();
-        let cut_to = full / 3 + attempt * 4_099;
-        let truncator = {
-            let path = path.clone();
-            std::thread::spawn(move || {
-                std::thread::sleep(delay);
-                // Another writer: its own handle on the file, as another process would have.
-                let f = OpenOptions::new().write(true).open(&path).unwrap();
-                f.set_len(cut_to).unwrap();
-            })
-        };
-        let result = Srs::load(&path, NO_SUBGROUP);
-        truncator.join().unwrap();
-        let outcome = match result {
+    write_params(&master, &pool(64), LARGE_COUNTS);
+    race_truncation(&master, dir.path(), |path, full| {
+        match Srs::load(path, NO_SUBGROUP) {
             Ok(srs) => {
                 assert_eq!(srs.file_bytes as u64, full);
-                assert_eq!(srs.h.len(), counts[1]);
+                assert_eq!(srs.h.len(), LARGE_COUNTS[1]);
                 Outcome::Loaded
             }
             Err(e @ Error::MalformedParams { .. }) => {
-                let msg = e.to_string();
-                assert!(
-                    msg.contains(&*path.to_string_lossy()),
-                    "names the file: {msg}"
-                );
-                if msg.contains("while it was being loaded") {
-                    assert!(msg.contains(&format!("it had {full} bytes")), "{msg}");
-                    Outcome::ShortDuringLoad
-                } else {
-                    assert!(msg.contains("truncated in section"), "{msg}");
-                    Outcome::ShortAtOpen
-                }
+                classify_truncation(&e.to_string(), path, full)
             }
-            Err(e) => panic!("attempt {attempt}: unexpected error {e}"),
-        };
-        match outcome {
-            Outcome::Loaded => delay = delay * 2 / 3,
-            Outcome::ShortAtOpen => delay = delay * 3 / 2 + Duration::from_micros(200),
-            Outcome::ShortDuringLoad => {}
+            Err(e) => panic!("unexpected error {e}"),
         }
-        seen.push(outcome);
-        if seen
-            .iter()
-            .filter(|o| **o == Outcome::ShortDuringLoad)
-            .count()
-            >= 3
-        {
-            break;
-        }
-    }
-    assert!(
-        seen.contains(&Outcome::ShortDuringLoad),
-        "no truncation landed inside a load ({load_time:?} each): {seen:?}"
-    );
+    });
 }
 
 /// Loads `path` with the GPU decoder allowed or not (`GROTH16_C2_SRS_GPU_DECODE`).

@@ -22,6 +22,9 @@ pub fn rng(seed: u64) -> ChaCha8Rng {
 mod circuits;
 #[allow(unused_imports)]
 pub use circuits::*;
+mod synthetic_params;
+#[allow(unused_imports)]
+pub use synthetic_params::*;
 
 // ---------------------------------------------------------------------------------------------
 // Params
