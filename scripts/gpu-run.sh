@@ -8,17 +8,7 @@ pack=${1:?usage: gpu-run.sh PACK_DIR LOG_DIR [TEST ...]}
 logs=${2:?usage: gpu-run.sh PACK_DIR LOG_DIR [TEST ...]}
 shift 2
 mkdir -p "$logs"
-if [ -f "$pack/bin.tar.xz" ]; then
-    # gpu-pack.sh ships the binaries compressed; unpack them beside the logs' machine-local tmp.
-    unpacked=$(mktemp -d)
-    if command -v xz >/dev/null; then
-        tar -C "$unpacked" -xJf "$pack/bin.tar.xz"
-    else
-        python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1], "r:xz").extractall(sys.argv[2])' \
-            "$pack/bin.tar.xz" "$unpacked"
-    fi
-    pack=$unpacked
-fi
+pack=$(bash "$(dirname "$0")/gpu-unpack.sh" "$pack") || exit 1
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | tee "$logs/gpu.txt"
 names=("$@")
 if [ ${#names[@]} -eq 0 ]; then

@@ -9,6 +9,8 @@ pub mod assignment;
 pub mod backend;
 pub mod curve;
 pub mod error;
+/// cbindgen:ignore
+pub mod fault;
 pub mod ffi;
 /// cbindgen:ignore
 pub mod host_hooks;
@@ -57,11 +59,47 @@ pub fn backend_description() -> String {
 pub fn gpu_memory() -> Option<(usize, usize)> {
     #[cfg(groth16_c2_cuda)]
     {
-        use backend::cuda::runtime::vram;
-        Some((vram::current(), vram::peak()))
+        use backend::cuda::runtime::VRAM;
+        Some((VRAM.current(), VRAM.peak()))
     }
     #[cfg(not(groth16_c2_cuda))]
     None
+}
+
+/// Host memory the CUDA backend holds page-locked (staging buffers, registered regions), in
+/// bytes; `None` in a build without CUDA.
+pub fn page_locked_memory() -> Option<usize> {
+    #[cfg(groth16_c2_cuda)]
+    return Some(backend::cuda::runtime::PAGE_LOCKED.current());
+    #[cfg(not(groth16_c2_cuda))]
+    None
+}
+
+/// The idle page-locked staging buffers kept for the next proofs: `(buffers, bytes)`; `None` in
+/// a build without CUDA.
+pub fn staging_pool() -> Option<(usize, usize)> {
+    #[cfg(groth16_c2_cuda)]
+    return Some(backend::cuda::staging::pool());
+    #[cfg(not(groth16_c2_cuda))]
+    None
+}
+
+/// Free and total device memory of GPU `device` as the driver reports it (everything every
+/// process holds there); `None` without CUDA or without that GPU.
+pub fn device_memory_info(device: usize) -> Option<(usize, usize)> {
+    #[cfg(groth16_c2_cuda)]
+    {
+        use backend::cuda::runtime;
+        if device >= runtime::device_count() || runtime::set_device(device).is_err() {
+            return None;
+        }
+        runtime::memory_info().ok()
+    }
+    #[cfg(not(groth16_c2_cuda))]
+    {
+        let _ = device;
+        None
+    }
 }
 
 /// Frees the device memory the library holds between proofs (working buffers and resident

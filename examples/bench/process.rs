@@ -38,12 +38,7 @@ pub fn run_self(mut child: Command, what: &str) -> String {
 
 /// This process's peak resident set size (VmHWM) in KiB, 0 where /proc is not available.
 pub fn peak_rss_kb() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap_or(0)
+    crate::common::proc_status_kib("VmHWM")
 }
 
 /// A copy of scalars in memory from the library's allocator (page-locked on a GPU).

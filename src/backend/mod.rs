@@ -108,6 +108,7 @@ pub trait Backend: Send + Sync {
         let t = Instant::now();
         let h = self.h_msm(&srs.h, w.a, w.b, w.c)?;
         timings.ntt_msm_h_ms += ms(t.elapsed());
+        crate::fault::panic_point(); // tests only
 
         let t = Instant::now();
         let l_ones = self.g1_sum(&srs.l, &split.l.ones)?;

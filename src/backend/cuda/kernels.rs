@@ -6,10 +6,12 @@ use blstrs::Scalar;
 use ff::{Field, PrimeField};
 
 use super::ffi;
-use super::runtime::{check, DeviceBuffer, Stream};
+use super::runtime::{check, injected, DeviceBuffer, Stream, INJECTED_LAUNCH};
 use crate::error::Result;
+use crate::fault::Site;
 
 fn launched(name: &'static str, code: i32) -> Result<()> {
+    injected(Site::KernelLaunch, name, INJECTED_LAUNCH)?;
     check(name, code)
 }
 

@@ -4,9 +4,11 @@
 
 use std::ffi::{c_void, CStr};
 use std::marker::PhantomData;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::ffi::{self, CudaError};
 use crate::error::{Error, Result};
+use crate::fault::{self, Site};
 
 /// Turns a CUDA status into our error, naming the call that failed.
 pub fn check(call: &'static str, code: CudaError) -> Result<()> {
@@ -26,6 +28,24 @@ pub fn check(call: &'static str, code: CudaError) -> Result<()> {
         code,
         message,
     })
+}
+
+/// `cudaErrorInvalidValue`, `cudaErrorMemoryAllocation`, `cudaErrorLaunchOutOfResources`: what
+/// injected faults report (none of them leaves the context unusable).
+const INJECTED_COPY: CudaError = 1;
+const INJECTED_ALLOC: CudaError = 2;
+pub(super) const INJECTED_LAUNCH: CudaError = 701;
+
+/// Fails `call` with `code` when the test-only fault at `site` strikes ([`crate::fault`]).
+pub(super) fn injected(site: Site, call: &'static str, code: CudaError) -> Result<()> {
+    if fault::strikes(site) {
+        return Err(Error::Cuda {
+            call,
+            code,
+            message: "injected fault".into(),
+        });
+    }
+    Ok(())
 }
 
 /// CUDA devices visible to this process; 0 when there is no driver or no GPU.
@@ -185,12 +205,13 @@ impl<T: Copy> DeviceBuffer<T> {
         let bytes = len.checked_mul(std::mem::size_of::<T>()).ok_or_else(|| {
             Error::invalid(format!("a device buffer of {len} elements overflows"))
         })?;
+        injected(Site::DeviceAlloc, "cudaMalloc", INJECTED_ALLOC)?;
         let mut ptr = std::ptr::null_mut();
         // SAFETY: writes one pointer.
         check("cudaMalloc", unsafe {
             ffi::cudaMalloc(&mut ptr, bytes.max(1))
         })?;
-        vram::allocated(bytes.max(1));
+        VRAM.add(bytes.max(1));
         Ok(DeviceBuffer {
             ptr,
             len,
@@ -224,6 +245,7 @@ impl<T: Copy> DeviceBuffer<T> {
     /// until `stream` has run the copy (pin it for speed: pageable memory copies at ~7 GB/s).
     pub fn upload_async(&mut self, src: &[T], stream: &Stream) -> Result<()> {
         assert!(src.len() <= self.len);
+        injected(Site::Copy, "cudaMemcpyAsync(host to device)", INJECTED_COPY)?;
         // SAFETY: both ranges are valid for src.len() elements.
         check("cudaMemcpyAsync(host to device)", unsafe {
             ffi::cudaMemcpyAsync(
@@ -244,6 +266,7 @@ impl<T: Copy> DeviceBuffer<T> {
         stream: &Stream,
     ) -> Result<()> {
         assert!(dst.len() <= self.len);
+        injected(Site::Copy, "cudaMemcpyAsync(device to host)", INJECTED_COPY)?;
         // SAFETY: both ranges are valid for dst.len() elements; MaybeUninit<T> has T's layout.
         check("cudaMemcpyAsync(device to host)", unsafe {
             ffi::cudaMemcpyAsync(
@@ -274,6 +297,7 @@ impl<T: Copy> DeviceBuffer<T> {
         if from >= to {
             return Ok(());
         }
+        injected(Site::Copy, "cudaMemsetAsync", INJECTED_COPY)?;
         let size = std::mem::size_of::<T>();
         // SAFETY: the range lies inside the allocation.
         check("cudaMemsetAsync", unsafe {
@@ -291,7 +315,7 @@ impl<T> Drop for DeviceBuffer<T> {
     fn drop(&mut self) {
         // SAFETY: freeing our own allocation (cudaFree waits for work that uses it).
         unsafe { ffi::cudaFree(self.ptr) };
-        vram::freed(self.bytes);
+        VRAM.sub(self.bytes);
     }
 }
 
@@ -335,11 +359,13 @@ unsafe impl Sync for HostBuffer {}
 
 impl HostBuffer {
     pub fn new(bytes: usize) -> Result<HostBuffer> {
+        injected(Site::HostAlloc, "cudaHostAlloc", INJECTED_ALLOC)?;
         let mut ptr: *mut c_void = std::ptr::null_mut();
         // SAFETY: writes one pointer.
         check("cudaHostAlloc", unsafe {
             ffi::cudaHostAlloc(&mut ptr, bytes.max(1), ffi::HOST_ALLOC_PORTABLE)
         })?;
+        PAGE_LOCKED.add(bytes.max(1));
         Ok(HostBuffer {
             ptr: ptr.cast(),
             bytes: bytes.max(1),
@@ -363,6 +389,7 @@ impl HostBuffer {
 
     /// Hands the allocation over to a caller that frees it with [`host_free`].
     pub fn into_raw(self) -> *mut u8 {
+        PAGE_LOCKED.sub(self.bytes); // the host's now
         let ptr = self.ptr;
         std::mem::forget(self);
         ptr
@@ -373,6 +400,7 @@ impl Drop for HostBuffer {
     fn drop(&mut self) {
         // SAFETY: our own allocation; its owner keeps it until no copy from it is pending.
         unsafe { ffi::cudaFreeHost(self.ptr.cast()) };
+        PAGE_LOCKED.sub(self.bytes);
     }
 }
 
@@ -388,7 +416,8 @@ pub unsafe fn host_free(ptr: *mut u8) {
 /// Memory the host already pinned is used as is.
 pub struct PinnedRegion {
     ptr: *mut c_void,
-    registered: bool,
+    /// Bytes this region registered (0: none, the memory was empty or already page-locked).
+    registered: usize,
 }
 
 // SAFETY: the region is an address range; unregistering it is valid from any thread.
@@ -400,73 +429,76 @@ impl PinnedRegion {
     pub fn new<T>(data: &[T]) -> Result<PinnedRegion> {
         let ptr = data.as_ptr() as *mut c_void;
         if data.is_empty() {
-            return Ok(PinnedRegion {
-                ptr,
-                registered: false,
-            });
+            return Ok(PinnedRegion { ptr, registered: 0 });
         }
+        injected(Site::HostAlloc, "cudaHostRegister", INJECTED_ALLOC)?;
+        let bytes = std::mem::size_of_val(data);
         // SAFETY: registering a valid host range; we unregister it on drop.
-        let code = unsafe {
-            ffi::cudaHostRegister(
-                ptr,
-                std::mem::size_of_val(data),
-                ffi::HOST_REGISTER_PORTABLE,
-            )
-        };
+        let code = unsafe { ffi::cudaHostRegister(ptr, bytes, ffi::HOST_REGISTER_PORTABLE) };
         if code == ffi::ERROR_HOST_MEMORY_ALREADY_REGISTERED {
             // SAFETY: clears the error we just handled.
             unsafe { ffi::cudaGetLastError() };
-            return Ok(PinnedRegion {
-                ptr,
-                registered: false,
-            });
+            return Ok(PinnedRegion { ptr, registered: 0 });
         }
         check("cudaHostRegister", code)?;
+        PAGE_LOCKED.add(bytes);
         Ok(PinnedRegion {
             ptr,
-            registered: true,
+            registered: bytes,
         })
     }
 }
 
 impl Drop for PinnedRegion {
     fn drop(&mut self) {
-        if self.registered {
+        if self.registered > 0 {
             // SAFETY: unregistering what `new` registered.
             unsafe { ffi::cudaHostUnregister(self.ptr) };
+            PAGE_LOCKED.sub(self.registered);
         }
     }
 }
 
-/// Device memory this process holds through [`DeviceBuffer`]s (all devices together), and its
-/// peak since the last [`vram::reset_peak`], for reports.
-pub mod vram {
-    use std::sync::atomic::{AtomicUsize, Ordering};
+/// Bytes held now, and the most held at once since the last [`Tally::reset_peak`].
+pub struct Tally {
+    now: AtomicUsize,
+    peak: AtomicUsize,
+}
 
-    static NOW: AtomicUsize = AtomicUsize::new(0);
-    static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-    pub(super) fn allocated(bytes: usize) {
-        let now = NOW.fetch_add(bytes, Ordering::Relaxed) + bytes;
-        PEAK.fetch_max(now, Ordering::Relaxed);
+impl Tally {
+    const fn new() -> Tally {
+        Tally {
+            now: AtomicUsize::new(0),
+            peak: AtomicUsize::new(0),
+        }
     }
 
-    pub(super) fn freed(bytes: usize) {
-        NOW.fetch_sub(bytes, Ordering::Relaxed);
+    fn add(&self, bytes: usize) {
+        let now = self.now.fetch_add(bytes, Ordering::Relaxed) + bytes;
+        self.peak.fetch_max(now, Ordering::Relaxed);
     }
 
-    /// Bytes held now.
-    pub fn current() -> usize {
-        NOW.load(Ordering::Relaxed)
+    fn sub(&self, bytes: usize) {
+        self.now.fetch_sub(bytes, Ordering::Relaxed);
     }
 
-    /// Most bytes held at once.
-    pub fn peak() -> usize {
-        PEAK.load(Ordering::Relaxed)
+    pub fn current(&self) -> usize {
+        self.now.load(Ordering::Relaxed)
+    }
+
+    pub fn peak(&self) -> usize {
+        self.peak.load(Ordering::Relaxed)
     }
 
     /// Restarts the peak from what is held now.
-    pub fn reset_peak() {
-        PEAK.store(NOW.load(Ordering::Relaxed), Ordering::Relaxed);
+    pub fn reset_peak(&self) {
+        self.peak.store(self.current(), Ordering::Relaxed);
     }
 }
+
+/// Device memory this process holds through [`DeviceBuffer`]s, all devices together.
+pub static VRAM: Tally = Tally::new();
+
+/// Host memory this library holds page-locked: [`HostBuffer`]s (but not those handed to a host
+/// through [`HostBuffer::into_raw`]) and [`PinnedRegion`]s it registered.
+pub static PAGE_LOCKED: Tally = Tally::new();

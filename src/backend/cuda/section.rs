@@ -5,6 +5,7 @@
 
 use std::ffi::c_void;
 use std::mem::size_of;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
 use blst::blst_scalar;
 use blstrs::{G1Projective, G2Projective, Scalar};
@@ -38,14 +39,34 @@ pub fn prove_circuit(
     timings: &mut ProofTimings,
 ) -> Result<DeviceResults> {
     let inputs = Inputs::new(w, split, staged);
-    let result = run(state, srs, split, &inputs, timings);
-    if result.is_ok() {
-        super::device::count_circuit(state.index);
-    } else {
-        // An allocation failure leaves half-grown buffers; start the next proof from scratch.
-        state.release_buffers();
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        run(state, srs, split, &inputs, timings)
+    }));
+    match result {
+        Ok(Ok(results)) => {
+            super::device::count_circuit(state.index);
+            Ok(results)
+        }
+        Ok(Err(e)) => {
+            abandon(state);
+            Err(e)
+        }
+        Err(panic) => {
+            abandon(state);
+            resume_unwind(panic)
+        }
     }
-    result
+}
+
+/// Cleans up after a section that ended early (an error or a panic). Copies still queued read
+/// the staging buffer, which goes back to its pool (and to the next circuit's preparation) as
+/// soon as this returns, so both streams are drained first; an allocation failure leaves
+/// half-grown buffers, so the next proof starts from freed ones.
+fn abandon(state: &mut DeviceState) {
+    // Their own errors change nothing: the section's error is what the caller gets.
+    let _ = state.copy.synchronize();
+    let _ = state.compute.synchronize();
+    state.release_buffers();
 }
 
 /// Where the uploads read from: the staging buffer, or the host's own memory without one.
@@ -204,6 +225,8 @@ fn run(
     // SAFETY: device buffers sized as the launcher requires (the workspace for the largest MSM).
     unsafe { kernels::msm(&args, compute)? };
     marks[1].record(compute)?;
+    // Tests only: a panic with the uploads and the H stage in flight.
+    crate::fault::panic_point();
 
     // Batch additions of the ones.
     compute.wait(&staged)?;

@@ -46,6 +46,12 @@ fn acquire(bytes: usize) -> Result<HostBuffer> {
     HostBuffer::new(bytes.saturating_add(bytes / 8).next_multiple_of(64 << 20))
 }
 
+/// The idle buffers of the pool: how many, and their bytes.
+pub fn pool() -> (usize, usize) {
+    let free = FREE.lock();
+    (free.len(), free.iter().map(HostBuffer::bytes).sum())
+}
+
 /// Frees every staging buffer not in use (with `release_gpu_memory`).
 pub fn release_free() {
     FREE.lock().clear();

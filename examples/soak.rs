@@ -1,0 +1,326 @@
+//! A soak through the C ABI, as Curio's engine runs: several workers share one caller-owned GPU
+//! lock, each proving one circuit per call (`generate_groth16_proofs_start_c` + finalize) with
+//! the library's proof check on, over circuits of several sizes whose SRSs take turns on the
+//! device. It fails on any failed call, any failed check, or any growth of what the library
+//! holds (device memory, page-locked memory, the staging pool, host memory reservations, the
+//! process's RSS beyond a slack) between the warm-up and the end.
+//!
+//! `cargo run --release --features bellpepper --example soak -- [--proofs N] [--workers W]
+//! [--sizes 16,20,22] [--big K] [--big-every M] [--witnesses P] [--params-dir DIR] [--generate-only]`
+//! (defaults: 1000 proofs, 2 workers, sizes 2^16, 2^20, 2^22, every 25th proof 2^24, 2
+//! witnesses per size). Params are generated with bellperson per size and cached in DIR; the
+//! proofs verify against them (the check runs inside each call). `--generate-only` writes the
+//! params and stops.
+
+mod common;
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use blstrs::Scalar;
+use common::*;
+use ff::Field;
+use groth16_c2::ffi;
+use groth16_c2::synthetic::PorepShapedCircuit;
+use groth16_c2::witness::{RecordedWitness, WitnessRecorder};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+const USAGE: &str = "soak [--proofs N] [--workers W] [--sizes K,K,..] [--big K] \
+                     [--big-every M] [--witnesses P] [--params-dir DIR] [--generate-only]";
+
+/// RSS growth tolerated between the warm-up and the end (allocator and driver slack).
+const RSS_SLACK_MIB: f64 = 64.0;
+/// Device memory growth tolerated, as the driver reports it (its own slack).
+const DEVICE_SLACK_MIB: f64 = 8.0;
+
+struct Size {
+    log_n: u32,
+    srs: CSrs,
+    witnesses: Vec<RecordedWitness>,
+}
+
+// SAFETY: the C ABI lets any number of threads prove from one SRS handle at once, and the
+// witnesses are only read.
+unsafe impl Sync for Size {}
+
+/// What the library and the process hold at one moment.
+#[derive(Clone, Copy, Debug)]
+struct Snapshot {
+    rss_mib: f64,
+    vram_mib: Option<f64>,
+    device_used_mib: Option<f64>,
+    page_locked_mib: Option<f64>,
+    staging_pool: Option<(usize, usize)>,
+    reserved: u64,
+}
+
+fn mib(bytes: usize) -> f64 {
+    bytes as f64 / (1 << 20) as f64
+}
+
+fn snapshot() -> Snapshot {
+    let (mut reserved, mut peak) = (0, 0);
+    // SAFETY: two writable u64s.
+    unsafe { ffi::groth16_c2_host_memory_in_use(&mut reserved, &mut peak) };
+    Snapshot {
+        rss_mib: proc_status_kib("VmRSS") as f64 / 1024.0,
+        vram_mib: groth16_c2::gpu_memory().map(|(now, _)| mib(now)),
+        device_used_mib: groth16_c2::device_memory_info(0).map(|(free, total)| mib(total - free)),
+        page_locked_mib: groth16_c2::page_locked_memory().map(mib),
+        staging_pool: groth16_c2::staging_pool(),
+        reserved,
+    }
+}
+
+fn show(label: &str, s: &Snapshot) {
+    let opt = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.1}"));
+    println!(
+        "{label:<10} rss {:>9.1} MiB | library VRAM {:>9} MiB | device used {:>9} MiB | \
+         page-locked {:>8} MiB | staging pool {:>12} | reserved {} B",
+        s.rss_mib,
+        opt(s.vram_mib),
+        opt(s.device_used_mib),
+        opt(s.page_locked_mib),
+        s.staging_pool
+            .map_or("-".into(), |(n, b)| format!("{n} x {:.0} MiB", mib(b))),
+        s.reserved
+    );
+}
+
+/// One call: start + finalize with the shared lock on GPU 0 (or the CPU).
+fn prove_one(
+    size: &Size,
+    witness: usize,
+    r: Scalar,
+    s: Scalar,
+    lock: *mut std::ffi::c_void,
+) -> Result<(), String> {
+    let a = [size.witnesses[witness].assignment()];
+    let mut pending = std::ptr::null_mut();
+    // SAFETY: one assignment into a live witness, one r and s, a live SRS and lock.
+    take_error(unsafe {
+        ffi::generate_groth16_proofs_start_c(
+            a.as_ptr(),
+            1,
+            &r,
+            &s,
+            &size.srs.0,
+            lock,
+            0,
+            &mut pending,
+        )
+    })?;
+    // SAFETY: all-zero bytes are identity points; the call overwrites them.
+    let mut proof: groth16_c2::Proof = unsafe { std::mem::zeroed() };
+    // SAFETY: a pending handle from the call above, one proof slot.
+    let done = take_error(unsafe { ffi::finalize_groth16_proof_c(pending, &mut proof) });
+    ffi::destroy_pending_proof(pending);
+    done
+}
+
+/// The size of job `i`: every `big_every`-th the big one, otherwise a pseudo-random small one.
+fn job_size(i: usize, small: usize, big: Option<usize>, big_every: usize) -> usize {
+    match big {
+        Some(b) if big_every > 0 && i % big_every == big_every - 1 => b,
+        _ => (i.wrapping_mul(2_654_435_761) >> 7) % small,
+    }
+}
+
+fn main() {
+    let mut flags = Flags::from_env();
+    let proofs: usize = flags.parse("--proofs", 1000);
+    let workers: usize = flags.parse("--workers", 2);
+    let sizes: String = flags.parse("--sizes", "16,20,22".to_string());
+    let big: u32 = flags.parse("--big", 24);
+    let big_every: usize = flags.parse("--big-every", 25);
+    let per_size: usize = flags.parse("--witnesses", 2);
+    let dir = PathBuf::from(flags.parse("--params-dir", DEFAULT_PARAMS_DIR.to_string()));
+    let generate_only = flags.switch("--generate-only");
+    flags.finish(USAGE);
+    let mut logs: Vec<u32> = sizes
+        .split(',')
+        .map(|k| {
+            k.trim()
+                .parse()
+                .unwrap_or_else(|_| fail(&format!("--sizes: `{k}` is not a number\n{USAGE}")))
+        })
+        .collect();
+    let small = logs.len();
+    let big = (big > 0 && big_every > 0).then(|| {
+        logs.push(big);
+        small
+    });
+    if proofs == 0 || workers == 0 || per_size == 0 || logs.iter().any(|k| !(2..=27).contains(k)) {
+        fail(&format!("need N, W, P >= 1 and sizes in 2..=27\n{USAGE}"));
+    }
+
+    if generate_only {
+        for &log_n in &logs {
+            println!(
+                "params   2^{log_n}: {}",
+                ensure_params(&dir, log_n).display()
+            );
+        }
+        return;
+    }
+    println!("backend  {}", groth16_c2::backend_description());
+    ffi::groth16_c2_set_verify_proofs(true);
+    let sizes: Vec<Size> = logs
+        .iter()
+        .map(|&log_n| {
+            let path = ensure_params(&dir, log_n);
+            let srs = CSrs::load(&path).unwrap_or_else(|e| fail(&format!("create_SRS: {e}")));
+            let t = Instant::now();
+            let witnesses = (0..per_size)
+                .map(|i| {
+                    let c = PorepShapedCircuit::new(log_n, Some(1000 * log_n as u64 + i as u64));
+                    WitnessRecorder::record(c).unwrap_or_else(|e| fail(&format!("{e}")))
+                })
+                .collect();
+            println!(
+                "size     2^{log_n}: params {}, {per_size} witnesses in {:.1} s",
+                path.display(),
+                t.elapsed().as_secs_f64()
+            );
+            Size {
+                log_n,
+                srs,
+                witnesses,
+            }
+        })
+        .collect();
+
+    let lock = ffi::create_gpu_mutex();
+    let lock_addr = lock as usize;
+    // Warm-up: every size once per worker, in a fixed order, so buffers and the staging pool
+    // have their working size and the last SRS on the device is the last size's.
+    let warm_up = || {
+        for _ in 0..workers {
+            for size in &sizes {
+                prove_one(size, 0, Scalar::ONE, Scalar::ONE, lock)
+                    .unwrap_or_else(|e| fail(&format!("warm-up 2^{}: {e}", size.log_n)));
+            }
+        }
+    };
+    warm_up();
+    let counters_before = counters();
+    let before = snapshot();
+    show("before", &before);
+
+    let next = AtomicUsize::new(0);
+    let failures = Mutex::new(Vec::<String>::new());
+    let times: Vec<Mutex<Vec<f64>>> = sizes.iter().map(|_| Mutex::new(Vec::new())).collect();
+    let t = Instant::now();
+    std::thread::scope(|scope| {
+        for worker in 0..workers {
+            let (sizes, next, failures, times) = (&sizes, &next, &failures, &times);
+            scope.spawn(move || {
+                let lock = lock_addr as *mut std::ffi::c_void;
+                let mut rng = ChaCha8Rng::seed_from_u64(worker as u64);
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= proofs {
+                        return;
+                    }
+                    let k = job_size(i, small, big, big_every);
+                    let w = i % sizes[k].witnesses.len();
+                    let (r, s) = (Scalar::random(&mut rng), Scalar::random(&mut rng));
+                    let call = Instant::now();
+                    match prove_one(&sizes[k], w, r, s, lock) {
+                        Ok(()) => times[k]
+                            .lock()
+                            .unwrap()
+                            .push(call.elapsed().as_secs_f64() * 1e3),
+                        Err(e) => failures
+                            .lock()
+                            .unwrap()
+                            .push(format!("proof {i} (2^{}): {e}", sizes[k].log_n)),
+                    }
+                    if (i + 1) % 100 == 0 {
+                        eprintln!("{} proofs, {:.0} s", i + 1, t.elapsed().as_secs_f64());
+                    }
+                }
+            });
+        }
+    });
+    let wall = t.elapsed().as_secs_f64();
+    let counters_after = counters();
+    warm_up();
+    let after = snapshot();
+    show("after", &after);
+
+    println!("\n| size | proofs | median ms per call | max ms |");
+    println!("|---|---|---|---|");
+    for (size, times) in sizes.iter().zip(&times) {
+        let mut v = times.lock().unwrap().clone();
+        v.sort_by(f64::total_cmp);
+        println!(
+            "| 2^{} | {} | {:.1} | {:.1} |",
+            size.log_n,
+            v.len(),
+            median(&v),
+            v.last().copied().unwrap_or(0.0)
+        );
+    }
+    let checked = counters_after.verified - counters_before.verified;
+    let check_failures = counters_after.verify_failures - counters_before.verify_failures;
+    let failures = failures.into_inner().unwrap();
+    println!(
+        "\n{proofs} proofs by {workers} workers on one lock in {wall:.1} s ({:.2} proofs/s); \
+         {} failed calls, {checked} proofs checked by the library, {check_failures} failed checks",
+        proofs as f64 / wall,
+        failures.len()
+    );
+
+    let mut problems: Vec<String> = failures.iter().take(10).cloned().collect();
+    if check_failures > 0 || checked < proofs as u64 {
+        problems.push(format!(
+            "{checked} of {proofs} proofs checked, {check_failures} failed"
+        ));
+    }
+    if after.rss_mib > before.rss_mib + RSS_SLACK_MIB {
+        problems.push(format!(
+            "RSS grew by {:.1} MiB",
+            after.rss_mib - before.rss_mib
+        ));
+    }
+    if after.vram_mib != before.vram_mib {
+        problems.push("the library's device memory changed".into());
+    }
+    if let (Some(a), Some(b)) = (after.device_used_mib, before.device_used_mib) {
+        if a > b + DEVICE_SLACK_MIB {
+            problems.push(format!("device memory in use grew by {:.1} MiB", a - b));
+        }
+    }
+    if after.page_locked_mib != before.page_locked_mib || after.staging_pool != before.staging_pool
+    {
+        problems.push("page-locked memory or the staging pool changed".into());
+    }
+    if after.reserved != 0 {
+        problems.push(format!(
+            "{} B of host memory still reserved",
+            after.reserved
+        ));
+    }
+
+    drop(sizes);
+    ffi::groth16_c2_release_gpu_memory();
+    show("released", &snapshot());
+    // SAFETY: no call uses the lock any more.
+    unsafe { ffi::destroy_gpu_mutex(lock) };
+    if !problems.is_empty() {
+        fail(&format!("soak failed:\n  {}", problems.join("\n  ")));
+    }
+    println!("soak passed");
+}
+
+fn counters() -> groth16_c2::telemetry::ProofCounters {
+    let mut c = groth16_c2::telemetry::ProofCounters::default();
+    // SAFETY: writable.
+    take_error(unsafe { ffi::groth16_c2_counters(&mut c) })
+        .unwrap_or_else(|e| fail(&format!("groth16_c2_counters: {e}")));
+    c
+}

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# gpu-sanitize.sh PACK_DIR LOG_DIR [JOBS]: compute-sanitizer's memcheck, racecheck and
+# synccheck over the packed GPU tests (a pack from scripts/gpu-pack.sh), JOBS runs at once on
+# the one GPU (default 8), each within GPU_SANITIZE_TIMEOUT seconds (default 240); the tools in
+# GPU_SANITIZE_TOOLS (default all three), the tests in GPU_SANITIZE_TESTS. Prints one
+# line per test and tool: clean, the sanitizer's error count, a failed test, or a timeout; one
+# log per run in LOG_DIR. Exits non-zero unless every run is clean.
+#
+# Under racecheck (the slowest tool) the 2^24 and 2^27 NTT cases and the 2^20 proofs are
+# skipped; the smaller cases run the same kernels. Tests missing from the pack are left out.
+set -uo pipefail
+pack=${1:?usage: gpu-sanitize.sh PACK_DIR LOG_DIR [JOBS]}
+logs=${2:?usage: gpu-sanitize.sh PACK_DIR LOG_DIR [JOBS]}
+jobs=${3:-8}
+limit=${GPU_SANITIZE_TIMEOUT:-240}
+bin=$(bash "$(dirname "$0")/gpu-unpack.sh" "$pack") || exit 1
+mkdir -p "$logs"
+
+# test | tool | test-binary arguments
+runs=()
+tools=${GPU_SANITIZE_TOOLS:-memcheck racecheck synccheck}
+tests=${GPU_SANITIZE_TESTS:-gpu_field gpu_curve gpu_ntt gpu_h gpu_msm gpu_prove byte_identity \
+concurrency pipeline fault_injection srs_read}
+for tool in $tools; do
+    for t in $tests; do
+        [ -x "$bin/tests/$t" ] || continue
+        args=""
+        case "$t" in
+        pipeline) args="gpu_" ;;
+        gpu_prove) args="--skip two_gpus" ;;
+        esac
+        if [ "$tool" = racecheck ]; then
+            case "$t" in
+            gpu_ntt) args="--skip up_to_2_pow_24 --skip 2_pow_27" ;;
+            gpu_prove) args="$args --skip 2_20" ;;
+            esac
+        fi
+        runs+=("$t|$tool|$args")
+    done
+done
+
+one() {
+    IFS='|' read -r t tool args <<<"$1"
+    log="$logs/sanitize-$t-$tool.log"
+    start=$SECONDS
+    # shellcheck disable=SC2086
+    timeout "$limit" compute-sanitizer --tool "$tool" --error-exitcode 99 \
+        "$bin/tests/$t" --test-threads 1 $args >"$log" 2>&1
+    rc=$?
+    secs=$((SECONDS - start))
+    summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -1)
+    result=$(grep -E "^test result:" "$log" | tail -1)
+    case $rc in
+    0) verdict="clean" ;;
+    99) verdict="ERRORS" ;;
+    124) verdict="TIMEOUT after ${limit} s" ;;
+    *) verdict="FAILED (rc $rc)" ;;
+    esac
+    printf '%-16s %-9s %-22s %4d s | %s | %s\n' "$t" "$tool" "$verdict" "$secs" \
+        "${summary:-no summary}" "${result:-no result line}"
+}
+export -f one
+export logs limit bin
+printf '%s\n' "${runs[@]}" | xargs -P "$jobs" -I{} bash -c 'one "$@"' _ {} | sort | tee "$logs/sanitize-summary.txt"
+! grep -qv " clean " "$logs/sanitize-summary.txt"
