@@ -61,6 +61,7 @@ __device__ __forceinline__ uint32_t madc_hi_cc(uint32_t a, uint32_t b, uint32_t 
   uint32_t r; asm volatile("madc.hi.cc.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c)); return r; }
 __device__ __forceinline__ uint32_t madc_hi(uint32_t a, uint32_t b, uint32_t c) {
   uint32_t r; asm volatile("madc.hi.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c)); return r; }
+__device__ __forceinline__ uint32_t mul_hi(uint32_t a, uint32_t b) { return __umulhi(a, b); }
 }  // namespace ptx
 #elif defined(G16_EMULATE_PTX)
 // Host model of the same instructions (carry flag in a global), so that the device code path
@@ -78,6 +79,7 @@ inline uint32_t madc_lo_cc(uint32_t a, uint32_t b, uint32_t c) { return addc_cc(
 inline uint32_t mad_hi_cc(uint32_t a, uint32_t b, uint32_t c) { return add_cc((uint32_t)(((uint64_t)a * b) >> 32), c); }
 inline uint32_t madc_hi_cc(uint32_t a, uint32_t b, uint32_t c) { return addc_cc((uint32_t)(((uint64_t)a * b) >> 32), c); }
 inline uint32_t madc_hi(uint32_t a, uint32_t b, uint32_t c) { return addc((uint32_t)(((uint64_t)a * b) >> 32), c); }
+inline uint32_t mul_hi(uint32_t a, uint32_t b) { return (uint32_t)(((uint64_t)a * b) >> 32); }
 }  // namespace ptx
 #endif
 
@@ -206,6 +208,87 @@ G16_UNROLL
     return r;
   }
 
+#if defined(G16_CARRY_CHAINS) && defined(G16_MUL_EVEN_ODD)
+  // Montgomery product a * b / R mod p (CIOS) with the accumulator T held in two halves,
+  // T = lo + 2^32 * hi: `lo` takes the products of the even limbs of a (and of p), `hi` those of
+  // the odd limbs, so every row is two carry chains that do not depend on each other (the GPU
+  // interleaves them) instead of one chain twice as long. The 64-bit products of one half never
+  // overlap, so each adds in one chain of N fused multiply-adds. After a row's reduction lo[0]
+  // is 0; dividing by 2^32 swaps the halves' roles: the old hi becomes the next row's lo (plus
+  // lo[1], added with the first instruction of the row), the old lo shifted by two limbs the
+  // next row's hi. T < a + p < 2p < 2^(32N) after every row, so neither half overflows N limbs.
+  //
+  // Row i's even half `e` (weights 0..N-1) and odd half `o` (weights 1..N). For row 0 both are
+  // empty; otherwise `e` is the previous odd half and `o` the previous even half, whose limbs
+  // 2.. move down two places here.
+  static G16_HD void mul_row(uint32_t e[N], uint32_t o[N], const mont_t& a, uint32_t bi,
+                             bool first) {
+    if (first) {
+G16_UNROLL
+      for (int j = 0; j < N; j += 2) {
+        e[j] = a.v[j] * bi;
+        e[j + 1] = ptx::mul_hi(a.v[j], bi);
+        o[j] = a.v[j + 1] * bi;
+        o[j + 1] = ptx::mul_hi(a.v[j + 1], bi);
+      }
+    } else {
+      // e[0] += o[1] (the previous even half's limb 1, now weight 0); its carry, of weight 1,
+      // goes into the odd chain, whose limb 0 has weight 1.
+      e[0] = ptx::add_cc(e[0], o[1]);
+G16_UNROLL
+      for (int j = 0; j < N - 2; j += 2) {
+        o[j] = ptx::madc_lo_cc(a.v[j + 1], bi, o[j + 2]);
+        o[j + 1] = ptx::madc_hi_cc(a.v[j + 1], bi, o[j + 3]);
+      }
+      o[N - 2] = ptx::madc_lo_cc(a.v[N - 1], bi, 0);
+      o[N - 1] = ptx::madc_hi(a.v[N - 1], bi, 0);
+      e[0] = ptx::mad_lo_cc(a.v[0], bi, e[0]);
+      e[1] = ptx::madc_hi_cc(a.v[0], bi, e[1]);
+G16_UNROLL
+      for (int j = 2; j < N; j += 2) {
+        e[j] = ptx::madc_lo_cc(a.v[j], bi, e[j]);
+        e[j + 1] = ptx::madc_hi_cc(a.v[j], bi, e[j + 1]);
+      }
+      o[N - 1] = ptx::addc(o[N - 1], 0);  // the even chain's carry, weight N
+    }
+    // Reduction: m makes T's limb 0 (e[0]) vanish.
+    const uint32_t m = e[0] * P::M0;
+    o[0] = ptx::mad_lo_cc(m, P::mod(1), o[0]);
+    o[1] = ptx::madc_hi_cc(m, P::mod(1), o[1]);
+G16_UNROLL
+    for (int j = 2; j < N; j += 2) {
+      o[j] = ptx::madc_lo_cc(m, P::mod(j + 1), o[j]);
+      o[j + 1] = ptx::madc_hi_cc(m, P::mod(j + 1), o[j + 1]);
+    }
+    e[0] = ptx::mad_lo_cc(m, P::mod(0), e[0]);
+    e[1] = ptx::madc_hi_cc(m, P::mod(0), e[1]);
+G16_UNROLL
+    for (int j = 2; j < N; j += 2) {
+      e[j] = ptx::madc_lo_cc(m, P::mod(j), e[j]);
+      e[j + 1] = ptx::madc_hi_cc(m, P::mod(j), e[j + 1]);
+    }
+    o[N - 1] = ptx::addc(o[N - 1], 0);
+  }
+
+  friend G16_HD mont_t operator*(const mont_t& a, const mont_t& b) {
+    static_assert(N % 2 == 0, "the even/odd split needs an even limb count");
+    uint32_t x[N], y[N];
+    // Rows alternate which array holds the even half.
+G16_UNROLL
+    for (int i = 0; i < N; i += 2) {
+      mul_row(x, y, a, b.v[i], i == 0);
+      mul_row(y, x, a, b.v[i + 1], false);
+    }
+    // T = y + 2^32 * x with y[0] = 0: the result is x + y / 2^32.
+    mont_t r;
+    r.v[0] = ptx::add_cc(x[0], y[1]);
+G16_UNROLL
+    for (int j = 1; j < N - 1; j++) r.v[j] = ptx::addc_cc(x[j], y[j + 1]);
+    r.v[N - 1] = ptx::addc(x[N - 1], 0);
+    reduce_once(r.v);
+    return r;
+  }
+#else
   // Montgomery product a * b / R mod p (CIOS). Per outer step the low and the high halves of
   // the 32x32 products go in two separate carry chains, so every step is a fused multiply-add;
   // the accumulator stays below 2^33 * p < 2^(32(N+1)) before each shift.
@@ -268,6 +351,7 @@ G16_UNROLL
     reduce_once(r.v);
     return r;
   }
+#endif
 
   G16_HD mont_t& operator+=(const mont_t& b) { return *this = *this + b; }
   G16_HD mont_t& operator-=(const mont_t& b) { return *this = *this - b; }

@@ -6,7 +6,15 @@
 namespace g16 {
 namespace field_test_detail {
 
-enum op_t { OP_ADD = 0, OP_SUB, OP_MUL, OP_SQR, OP_NEG, OP_TO_MONT, OP_FROM_MONT, OP_INV, OP_COUNT };
+enum op_t {
+  OP_ADD = 0, OP_SUB, OP_MUL, OP_SQR, OP_NEG, OP_TO_MONT, OP_FROM_MONT, OP_INV,
+  // a * b * b * ... (MUL_CHAIN_LEN products, each waiting for the one before): the
+  // multiplication throughput benchmark, checkable against blstrs.
+  OP_MUL_CHAIN,
+  OP_COUNT
+};
+
+constexpr int MUL_CHAIN_LEN = 64;
 
 template <class F>
 G16_HD F apply(int op, const F& x, const F* b, size_t i) {
@@ -18,6 +26,12 @@ G16_HD F apply(int op, const F& x, const F* b, size_t i) {
     case OP_NEG: return -x;
     case OP_TO_MONT: return x.to_mont();
     case OP_FROM_MONT: return x.from_mont();
+    case OP_MUL_CHAIN: {
+      F r = x;
+      const F y = b[i];
+      for (int k = 0; k < MUL_CHAIN_LEN; k++) r = r * y;
+      return r;
+    }
     default: return x.inverse();  // OP_INV; 0 -> 0
   }
 }
@@ -36,7 +50,7 @@ template <class F>
 cudaError_t launch(int op, const F* a, const F* b, F* out, size_t n, cudaStream_t s) {
   if (op < 0 || op >= OP_COUNT) return cudaErrorInvalidValue;
   if (n == 0) return cudaSuccess;
-  if (a == nullptr || out == nullptr || (op <= OP_MUL && b == nullptr)) return cudaErrorInvalidValue;
+  if (a == nullptr || out == nullptr || ((op <= OP_MUL || op == OP_MUL_CHAIN) && b == nullptr)) return cudaErrorInvalidValue;
   const unsigned threads = 256;
   const uint64_t want = (n + threads - 1) / threads;
   const unsigned blocks = (unsigned)(want < 4096 ? want : 4096);

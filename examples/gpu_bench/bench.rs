@@ -5,7 +5,7 @@ use std::time::Instant;
 use blst::blst_scalar;
 use blstrs::Scalar;
 use blstrs::{G1Affine, G1Projective};
-use ff::Field;
+use ff::{Field, PrimeField};
 use groth16_c2::backend::cpu::fft::{fft, h_polynomial, Domain};
 use groth16_c2::backend::cuda::device::lock_device;
 use groth16_c2::backend::cuda::h;
@@ -65,10 +65,27 @@ pub fn main() {
     let ntt_sizes = list(&args, "--ntt", "20,24,26,27");
     let h_sizes = list(&args, "--h", "24,27");
     let msm_sizes = list(&args, "--msm", "20,22,24,26,27");
+    let field = args.iter().any(|a| a == "--field");
+    let variants: Vec<&str> = args
+        .iter()
+        .position(|a| a == "--ntt-variants")
+        .and_then(|i| args.get(i + 1))
+        .map_or("fwd_nn", String::as_str)
+        .split(',')
+        .collect();
+    for v in &variants {
+        assert!(
+            NTT_VARIANTS.contains(v),
+            "--ntt-variants: `{v}` is not one of {NTT_VARIANTS:?}"
+        );
+    }
     println!(
         "gpu_bench: {} CPU threads, medians of {runs} runs",
         rayon::current_num_threads()
     );
+    if field {
+        field_section(runs);
+    }
 
     msm_section(&msm_sizes, runs, cpu);
     if ntt_sizes.is_empty() && h_sizes.is_empty() {
@@ -88,6 +105,10 @@ pub fn main() {
         let mut d = DeviceBuffer::<Scalar>::new(n).unwrap();
         d.upload_async(&x, &stream).unwrap();
         stream.synchronize().unwrap();
+        for &variant in variants.iter().filter(|v| **v != "fwd_nn") {
+            let ms = ntt_variant(variant, &mut d, lg, &table, &stream, runs);
+            println!("2^{lg:<6} {ms:>12.2}   ({variant})");
+        }
         let gpu = time(runs, || {
             ntt(&mut d, lg, false, false, false, &table, &stream).unwrap();
             stream.synchronize().unwrap();
@@ -211,4 +232,129 @@ fn msm_section(sizes: &[u32], runs: usize, cpu: bool) {
         );
         assert_ne!(same, "NO", "GPU and CPU MSMs differ at 2^{lg}");
     }
+}
+
+/// The NTT rows of `sppark_bench ntt`, under the same names: forward natural to natural,
+/// forward natural to bit-reversed, inverse natural to natural, forward on the coset `g H`,
+/// one polynomial's H step (inverse NTT, coset scaling, forward NTT), and the whole H of three
+/// polynomials (the device part of `h::transform`).
+const NTT_VARIANTS: [&str; 6] = ["fwd_nn", "fwd_nr", "inv_nn", "coset_nn", "lde", "h"];
+
+/// GPU ms of one NTT variant on `d` (2^lg elements), median of `runs`.
+fn ntt_variant(
+    variant: &str,
+    d: &mut DeviceBuffer<Scalar>,
+    lg: u32,
+    table: &NttTable,
+    stream: &Stream,
+    runs: usize,
+) -> f64 {
+    use groth16_c2::backend::cuda::kernels::scale_powers;
+    let g = Scalar::MULTIPLICATIVE_GENERATOR;
+    let n = 1usize << lg;
+    let n_inv = Scalar::from(n as u64).invert().unwrap();
+    if variant == "h" {
+        let mut abc: Vec<DeviceBuffer<Scalar>> = (0..3)
+            .map(|i| {
+                let mut b = DeviceBuffer::<Scalar>::new(n).unwrap();
+                b.upload_async(&random(n, 100 + i), stream).unwrap();
+                b
+            })
+            .collect();
+        stream.synchronize().unwrap();
+        return time(runs, || {
+            h::transform_on(stream, table, &mut abc, [n; 3], n, None).unwrap();
+            stream.synchronize().unwrap();
+        });
+    }
+    time(runs, || {
+        match variant {
+            "fwd_nr" => ntt(d, lg, false, false, true, table, stream).unwrap(),
+            "inv_nn" => ntt(d, lg, true, false, false, table, stream).unwrap(),
+            "coset_nn" => {
+                scale_powers(d, lg, Scalar::ONE, g, false, stream).unwrap();
+                ntt(d, lg, false, false, false, table, stream).unwrap();
+            }
+            "lde" => {
+                ntt(d, lg, true, false, true, table, stream).unwrap();
+                scale_powers(d, lg, n_inv, g, true, stream).unwrap();
+                ntt(d, lg, false, true, false, table, stream).unwrap();
+            }
+            _ => ntt(d, lg, false, false, false, table, stream).unwrap(),
+        }
+        stream.synchronize().unwrap();
+    })
+}
+
+/// Measured 32-bit IMAD rate of the H200 machine (low halves; IMAD.HI issues at half of it).
+const IMAD_PER_S: f64 = 16.7e12;
+
+/// Multiplication throughput per field (`--field`): chains of dependent Montgomery products
+/// (`FieldOp::MulChain`) over many elements, against the IMAD ceiling of one product (2N^2
+/// low and 2N^2 high multiply-adds for N 32-bit limbs, the high ones at half rate); the first
+/// results are checked against blstrs.
+#[cfg(feature = "gpu-test-kernels")]
+fn field_section(runs: usize) {
+    println!(
+        "\n{:<6} {:>10} {:>14} {:>16} {:>10}",
+        "field", "elements", "G mul/s", "ceiling G mul/s", "of ceiling"
+    );
+    field_row::<Scalar>("Fr", 8, false, 1 << 24, runs);
+    field_row::<blstrs::Fp>("Fp", 12, true, 1 << 23, runs);
+}
+
+#[cfg(not(feature = "gpu-test-kernels"))]
+fn field_section(_runs: usize) {
+    println!(
+        "\n--field needs a build with the feature gpu-test-kernels (scripts/gpu-pack.sh has it)"
+    );
+}
+
+#[cfg(feature = "gpu-test-kernels")]
+fn field_row<F: Field>(name: &str, limbs: usize, fp: bool, n: usize, runs: usize) {
+    use groth16_c2::backend::cuda::kernels::{field_op, FieldOp, MUL_CHAIN_LEN};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(limbs as u64);
+    let check = 64;
+    let a: Vec<F> = (0..n)
+        .map(|i| {
+            if i < check {
+                F::random(&mut rng)
+            } else {
+                F::ONE.double()
+            }
+        })
+        .collect();
+    let b: Vec<F> = (0..n)
+        .map(|i| {
+            if i < check {
+                F::random(&mut rng)
+            } else {
+                F::ONE.double()
+            }
+        })
+        .collect();
+    let stream = Stream::new().unwrap();
+    let mut da = DeviceBuffer::<F>::new(n).unwrap();
+    let mut db = DeviceBuffer::<F>::new(n).unwrap();
+    let mut out = DeviceBuffer::<F>::new(n).unwrap();
+    da.upload_async(&a, &stream).unwrap();
+    db.upload_async(&b, &stream).unwrap();
+    stream.synchronize().unwrap();
+    let ms = time(runs.max(3), || {
+        field_op(fp, FieldOp::MulChain, &da, &db, &mut out, &stream).unwrap();
+        stream.synchronize().unwrap();
+    });
+    let mut got = vec![F::ZERO; n];
+    out.download_async(&mut got, &stream).unwrap();
+    stream.synchronize().unwrap();
+    for i in 0..check {
+        let want = a[i] * b[i].pow_vartime([MUL_CHAIN_LEN]);
+        assert!(got[i] == want, "{name}: element {i} differs from blstrs");
+    }
+    let rate = n as f64 * MUL_CHAIN_LEN as f64 / (ms / 1e3) / 1e9;
+    let ceiling = IMAD_PER_S / (6.0 * (limbs * limbs) as f64) / 1e9;
+    println!(
+        "{name:<6} {n:>10} {rate:>14.2} {ceiling:>16.2} {:>9.0}%",
+        100.0 * rate / ceiling
+    );
 }

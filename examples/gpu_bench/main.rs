@@ -6,7 +6,13 @@
 //! time by CUDA events, the CPU backend's time at sizes up to 2^22 for the ratio, and a check
 //! that both give the same point.
 //!
-//! `gpu_bench [--ntt 20,24,26,27] [--h 24,27] [--msm 20,22,24,26,27] [--runs 5] [--no-cpu]`
+//! And the field multiplication's throughput (`--field`, builds with `gpu-test-kernels`):
+//! dependent Montgomery products per second for Fr and Fp against the IMAD ceiling.
+//!
+//! `--ntt-variants fwd_nn,fwd_nr,inv_nn,coset_nn,lde,h` adds rows named as `sppark_bench ntt`'s
+//! (default `fwd_nn` only), for side-by-side tables.
+//!
+//! `gpu_bench [--field] [--ntt 20,24,26,27] [--ntt-variants V,..] [--h 24,27] [--msm 20,22,24,26,27] [--runs 5] [--no-cpu]`
 //! (pass an empty list, e.g. `--ntt ""`, to skip a section)
 //!
 //! Needs a build with the CUDA backend (nvcc at build time); other builds print why and exit 2.

@@ -144,7 +144,14 @@ pub enum FieldOp {
     ToMontgomery = 5,
     FromMontgomery = 6,
     Inverse = 7,
+    /// `a * b^MUL_CHAIN_LEN / R^MUL_CHAIN_LEN`: that many dependent products per element (the
+    /// multiplication benchmark).
+    MulChain = 8,
 }
+
+/// Products per element of [`FieldOp::MulChain`] (`MUL_CHAIN_LEN` in `cuda/field_test.cu`).
+#[cfg(feature = "gpu-test-kernels")]
+pub const MUL_CHAIN_LEN: u64 = 64;
 
 #[cfg(feature = "gpu-test-kernels")]
 /// Runs `op` element-wise over device arrays of Fr (`fp = false`) or Fp (`fp = true`) values.

@@ -1,0 +1,246 @@
+//! The device code path of the field arithmetic (`cuda/field.cuh`: PTX carry chains, modelled
+//! on the host with `G16_EMULATE_PTX`), compiled with the host C++ compiler and checked against
+//! blstrs, for every variant of the multiplication the kernels can be built with. Runs without
+//! a GPU (CI), so a change to the carry chains is checked before it reaches one; the GPU test
+//! `gpu_field` checks the compiled kernels themselves.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use blstrs::{Fp, Scalar};
+use ff::{Field, PrimeField};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+/// The multiplication variants of `field.cuh` (compiler flags).
+const VARIANTS: [(&str, &str); 3] = [
+    ("portable 64-bit products", ""),
+    ("CIOS carry chains", "-DG16_EMULATE_PTX"),
+    (
+        "even/odd carry chains",
+        "-DG16_EMULATE_PTX -DG16_MUL_EVEN_ODD",
+    ),
+];
+
+const RANDOM_PAIRS: usize = 4000;
+
+fn cxx() -> Option<String> {
+    let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".into());
+    let ok = Command::new(&cxx)
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    ok.then_some(cxx)
+}
+
+/// Builds `cuda/host_check/field_check.cpp` with `flags` into `dir`.
+fn build(cxx: &str, flags: &str, dir: &Path, name: &str) -> PathBuf {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("cuda/host_check/field_check.cpp");
+    let out = dir.join(name);
+    let status = Command::new(cxx)
+        .args(["-O2", "-std=c++17"])
+        .args(flags.split_whitespace())
+        .arg(&src)
+        .arg("-o")
+        .arg(&out)
+        .status()
+        .expect("run the C++ compiler");
+    assert!(status.success(), "{cxx} {flags} {} failed", src.display());
+    out
+}
+
+/// A field as the check program sees it (selector, limb count) and as blstrs computes in it.
+/// Values cross as canonical integers in big-endian hex; the program's limbs are a Montgomery
+/// form, so its `a * b` is `a * b / R` with `R = 2^(32 * LIMBS)`.
+trait TestField: Field {
+    const WHICH: u32;
+    const LIMBS: usize;
+    fn le_bytes(&self) -> Vec<u8>;
+    fn from_le(bytes: &[u8]) -> Self;
+
+    fn hex(&self) -> String {
+        self.le_bytes()
+            .iter()
+            .rev()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    }
+    fn from_hex(h: &str) -> Self {
+        let mut bytes: Vec<u8> = (0..h.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&h[i..i + 2], 16).unwrap())
+            .collect();
+        bytes.reverse();
+        bytes.resize(4 * Self::LIMBS, 0);
+        Self::from_le(&bytes)
+    }
+    /// 2^k.
+    fn pow2(k: u64) -> Self {
+        Self::ONE.double().pow_vartime([k])
+    }
+    /// R mod p.
+    fn r() -> Self {
+        Self::pow2(32 * Self::LIMBS as u64)
+    }
+}
+
+impl TestField for Scalar {
+    const WHICH: u32 = 0;
+    const LIMBS: usize = 8;
+    fn le_bytes(&self) -> Vec<u8> {
+        self.to_repr().to_vec()
+    }
+    fn from_le(bytes: &[u8]) -> Self {
+        Scalar::from_repr(bytes.try_into().unwrap()).expect("canonical")
+    }
+}
+
+impl TestField for Fp {
+    const WHICH: u32 = 1;
+    const LIMBS: usize = 12;
+    fn le_bytes(&self) -> Vec<u8> {
+        self.to_bytes_le().to_vec()
+    }
+    fn from_le(bytes: &[u8]) -> Self {
+        Fp::from_bytes_le(bytes.try_into().unwrap()).expect("canonical")
+    }
+}
+
+/// What the check program prints per pair: `a + b, a - b, a*b/R, a*a/R, -a, a*R, a/R,
+/// (a/R)^-1 * R, (a/R)^12345 * R` (the last three read `a` as a Montgomery form).
+const OPS: [&str; 9] = [
+    "a+b",
+    "a-b",
+    "a*b",
+    "a.sqr()",
+    "-a",
+    "to_mont",
+    "from_mont",
+    "inverse",
+    "pow",
+];
+
+fn expected<F: TestField>(a: F, b: F) -> [F; 9] {
+    let r = F::r();
+    let r_inv = r.invert().unwrap();
+    let am = a * r_inv; // the element whose Montgomery form is a
+    [
+        a + b,
+        a - b,
+        a * b * r_inv,
+        a.square() * r_inv,
+        -a,
+        a * r,
+        am,
+        am.invert().unwrap_or(F::ZERO) * r,
+        am.pow_vartime([12345]) * r,
+    ]
+}
+
+/// Edge operands: 0, 1, 2, p-1, p-2, (p-1)/2, R and -R mod p (the Montgomery forms of 1 and
+/// -1), 2^k and its neighbours, and every limb set to one pattern (reduced mod p).
+fn edges<F: TestField>() -> Vec<F> {
+    let half = -F::ONE * F::ONE.double().invert().unwrap();
+    let mut v = vec![
+        F::ZERO,
+        F::ONE,
+        F::ONE.double(),
+        -F::ONE,
+        -F::ONE.double(),
+        half,
+        F::r(),
+        -F::r(),
+    ];
+    for k in [
+        31, 32, 33, 63, 64, 127, 128, 200, 250, 254, 255, 300, 380, 381,
+    ] {
+        let x = F::pow2(k);
+        v.extend([x - F::ONE, x, x + F::ONE]);
+    }
+    let all_ones = F::pow2(32) - F::ONE;
+    let fives = all_ones * F::from_hex("03").invert().unwrap(); // 0x55555555
+    for pattern in [all_ones, F::pow2(31), fives] {
+        let limb = F::pow2(32);
+        let mut x = F::ZERO;
+        for _ in 0..F::LIMBS {
+            x = x * limb + pattern;
+        }
+        v.push(x);
+    }
+    v
+}
+
+fn pairs<F: TestField>(seed: u64) -> Vec<(F, F)> {
+    let e = edges::<F>();
+    let mut out: Vec<(F, F)> = e
+        .iter()
+        .flat_map(|&a| e.iter().map(move |&b| (a, b)))
+        .collect();
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    for i in 0..RANDOM_PAIRS {
+        let a = F::random(&mut rng);
+        // Every tenth pair has equal operands.
+        let b = if i % 10 == 0 { a } else { F::random(&mut rng) };
+        out.push((a, b));
+    }
+    out
+}
+
+fn check<F: TestField>(program: &Path, variant: &str) {
+    let cases = pairs::<F>(0xF1E1D + F::WHICH as u64);
+    let mut input = format!("{} {}\n", F::WHICH, cases.len());
+    for (a, b) in &cases {
+        input += &format!("{} {}\n", a.hex(), b.hex());
+    }
+    let mut child = Command::new(program)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Write from another thread: the program answers as it reads, and a full output pipe
+    // would otherwise stop it reading.
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    assert!(out.status.success(), "{variant}: the check program failed");
+    let text = String::from_utf8(out.stdout).unwrap();
+    let got: Vec<&str> = text.split_whitespace().collect();
+    assert_eq!(
+        got.len(),
+        cases.len() * OPS.len(),
+        "{variant}: output count"
+    );
+    let mut bad = Vec::new();
+    for (k, (a, b)) in cases.iter().enumerate() {
+        for (o, e) in expected(*a, *b).into_iter().enumerate() {
+            if F::from_hex(got[k * OPS.len() + o]) != e {
+                bad.push(format!("{}({}, {})", OPS[o], a.hex(), b.hex()));
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "{variant}, field {}: {} wrong results, first: {:?}",
+        F::WHICH,
+        bad.len(),
+        &bad[..bad.len().min(5)]
+    );
+}
+
+#[test]
+fn every_multiplication_variant_matches_blstrs_on_edge_and_random_operands() {
+    let Some(cxx) = cxx() else {
+        eprintln!("SKIP host_field: no C++ compiler (set CXX)");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    for (i, (variant, flags)) in VARIANTS.iter().enumerate() {
+        let program = build(&cxx, flags, dir.path(), &format!("field_check_{i}"));
+        check::<Scalar>(&program, variant);
+        check::<Fp>(&program, variant);
+    }
+}
