@@ -1,8 +1,11 @@
-//! The device code path of the field arithmetic (`cuda/field.cuh`: PTX carry chains, modelled
-//! on the host with `G16_EMULATE_PTX`), compiled with the host C++ compiler and checked against
-//! blstrs, for every variant of the multiplication the kernels can be built with. Runs without
-//! a GPU (CI), so a change to the carry chains is checked before it reaches one; the GPU test
-//! `gpu_field` checks the compiled kernels themselves.
+//! The kernels' device code paths on the host: `cuda/field.cuh` (PTX carry chains, modelled with
+//! `G16_EMULATE_PTX`), the NTT passes of `cuda/ntt.cu` and the H kernels of `cuda/h_poly.cu`
+//! (their index logic run thread by thread), compiled with the host C++ compiler from
+//! `cuda/host_check/`. The field operations are checked against blstrs, the NTT against a
+//! radix-2 reference and the H kernels against direct formulas, for every variant of the
+//! multiplication the kernels can be built with. Runs without a GPU (CI), so a change to the
+//! carry chains or a pass plan is checked before it reaches one; the GPU tests (`gpu_field`,
+//! `gpu_ntt`, `gpu_h`) check the compiled kernels themselves.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -36,12 +39,14 @@ fn cxx() -> Option<String> {
     ok.then_some(cxx)
 }
 
-/// Builds `cuda/host_check/field_check.cpp` with `flags` into `dir`.
-fn build(cxx: &str, flags: &str, dir: &Path, name: &str) -> PathBuf {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("cuda/host_check/field_check.cpp");
+/// Builds `cuda/host_check/<source>` with `flags` into `dir`.
+fn build(cxx: &str, source: &str, flags: &str, dir: &Path, name: &str) -> PathBuf {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("cuda/host_check")
+        .join(source);
     let out = dir.join(name);
     let status = Command::new(cxx)
-        .args(["-O2", "-std=c++17"])
+        .args(["-x", "c++", "-O2", "-std=c++17", "-include", "cstring"])
         .args(flags.split_whitespace())
         .arg(&src)
         .arg("-o")
@@ -234,13 +239,54 @@ fn check<F: TestField>(program: &Path, variant: &str) {
 #[test]
 fn every_multiplication_variant_matches_blstrs_on_edge_and_random_operands() {
     let Some(cxx) = cxx() else {
-        eprintln!("SKIP host_field: no C++ compiler (set CXX)");
+        eprintln!("SKIP host_emulation: no C++ compiler (set CXX)");
         return;
     };
     let dir = tempfile::tempdir().unwrap();
     for (i, (variant, flags)) in VARIANTS.iter().enumerate() {
-        let program = build(&cxx, flags, dir.path(), &format!("field_check_{i}"));
+        let program = build(
+            &cxx,
+            "field_check.cpp",
+            flags,
+            dir.path(),
+            &format!("field_check_{i}"),
+        );
         check::<Scalar>(&program, variant);
         check::<Fp>(&program, variant);
     }
+}
+
+/// Runs a self-checking emulation program (`ALL OK` and exit 0 on success) for every variant
+/// that uses the carry chains.
+fn run_self_check(source: &str, args: &[&str]) {
+    let Some(cxx) = cxx() else {
+        eprintln!("SKIP host_emulation: no C++ compiler (set CXX)");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    for (i, (variant, flags)) in VARIANTS.iter().enumerate().skip(1) {
+        let program = build(&cxx, source, flags, dir.path(), &format!("check_{i}"));
+        let out = Command::new(&program).args(args).output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && text.trim_end().ends_with("ALL OK"),
+            "{source}, {variant}: {}",
+            text.lines()
+                .filter(|l| !l.ends_with("errs 0 DIT errs 0"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+    }
+}
+
+/// Every pass plan of 2^1..2^14 (tables up to 2^27), forward and inverse, DIF and DIT.
+#[test]
+fn ntt_passes_match_a_radix_2_reference() {
+    run_self_check("emu_ntt.cpp", &["14"]);
+}
+
+/// Bit reversal, power scaling and the point-wise H step.
+#[test]
+fn h_kernels_match_direct_formulas() {
+    run_self_check("emu_hpoly.cpp", &[]);
 }
