@@ -41,6 +41,12 @@ fn random(n: usize, seed: u64) -> Vec<Scalar> {
     v
 }
 
+/// One machine-readable line per measurement, `RESULT <what> <size> <value> <unit>`, for
+/// scripts that compare builds (scripts/gpu-ab.sh).
+fn result(what: &str, size: &str, value: f64, unit: &str) {
+    println!("RESULT {what} {size} {value:.3} {unit}");
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.partial_cmp(b).unwrap());
     v[v.len() / 2]
@@ -108,6 +114,7 @@ pub fn main() {
         for &variant in variants.iter().filter(|v| **v != "fwd_nn") {
             let ms = ntt_variant(variant, &mut d, lg, &table, &stream, runs);
             println!("2^{lg:<6} {ms:>12.2}   ({variant})");
+            result(&format!("ntt_{variant}"), &format!("2^{lg}"), ms, "ms");
         }
         let gpu = time(runs, || {
             ntt(&mut d, lg, false, false, false, &table, &stream).unwrap();
@@ -124,6 +131,7 @@ pub fn main() {
             "2^{lg:<6} {gpu:>12.2} {cpu_ms:>12.1} {:>10.1}",
             cpu_ms / gpu
         );
+        result("ntt_fwd_nn", &format!("2^{lg}"), gpu, "ms");
     }
     drop(table);
 
@@ -167,6 +175,7 @@ pub fn main() {
             "2^{lg:<6} {with_upload:>14.1} {gpu_only:>14.1} {cpu_ms:>12.1} {:>10.1} {gbps:>12.1}",
             cpu_ms / with_upload
         );
+        result("h_gpu_only", &format!("2^{lg}"), gpu_only, "ms");
     }
 }
 
@@ -230,6 +239,7 @@ fn msm_section(sizes: &[u32], runs: usize, cpu: bool) {
             "2^{lg:<6} {gpu:>12.1} {cpu_ms:>12.1} {:>10.1} {same:>8}",
             cpu_ms / gpu
         );
+        result("msm_g1", &format!("2^{lg}"), gpu, "ms");
         assert_ne!(same, "NO", "GPU and CPU MSMs differ at 2^{lg}");
     }
 }
@@ -357,4 +367,5 @@ fn field_row<F: Field>(name: &str, limbs: usize, fp: bool, n: usize, runs: usize
         "{name:<6} {n:>10} {rate:>14.2} {ceiling:>16.2} {:>9.0}%",
         100.0 * rate / ceiling
     );
+    result(&format!("mul_{}", name.to_lowercase()), "-", rate, "Gmul/s");
 }

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# gpu-variants.sh OUT_DIR "name:nvcc flags;name:nvcc flags;...": builds gpu_bench (and the tests
+# in GPU_VARIANT_TESTS, default gpu_field gpu_ntt gpu_msm) once per variant of the kernels'
+# compile-time switches (GROTH16_C2_NVCC_FLAGS, e.g. -DG16_MUL_EVEN_ODD or
+# -DG16_NTT_MIN_BLOCKS=2), release, --features cuda,bellpepper,gpu-test-kernels, stripped,
+# into OUT_DIR/<name>/. Pack them beside a baseline for scripts/gpu-ab.sh with
+#   GPU_PACK_EXTRA="OUT_DIR/<name>/gpu_bench=gpu_bench_<name> ..." bash scripts/gpu-pack.sh
+# Each variant compiles the kernels once (cached after); GROTH16_C2_CUDA_ARCHS applies.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${1:?usage: gpu-variants.sh OUT_DIR "name:flags;..."}
+specs=${2:?usage: gpu-variants.sh OUT_DIR "name:flags;..."}
+tests=${GPU_VARIANT_TESTS:-gpu_field gpu_ntt gpu_msm}
+if ! command -v nvcc >/dev/null && [ -z "${NVCC:-}" ] && [ -f .cuda-venv/cuda.env ]; then
+    # shellcheck disable=SC1091
+    source .cuda-venv/cuda.env
+fi
+IFS=';' read -ra variants <<<"$specs"
+for spec in "${variants[@]}"; do
+    name=${spec%%:*}
+    flags=${spec#*:}
+    echo "=== variant $name: GROTH16_C2_NVCC_FLAGS=\"$flags\""
+    mkdir -p "$out/$name"
+    tests_args=()
+    for t in $tests; do tests_args+=(--test "$t"); done
+    {
+        GROTH16_C2_NVCC_FLAGS="$flags" cargo build --release --features cuda,bellpepper,gpu-test-kernels \
+            --target-dir target/gpu-variants-build --example gpu_bench --message-format=json-render-diagnostics
+        GROTH16_C2_NVCC_FLAGS="$flags" cargo test --release --features cuda,bellpepper,gpu-test-kernels \
+            --target-dir target/gpu-variants-build "${tests_args[@]}" --no-run --message-format=json-render-diagnostics
+    } | python3 -c '
+import json, shutil, sys
+out = sys.argv[1]
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m.get("executable"):
+        name = m["target"]["name"]
+        shutil.copy(m["executable"], f"{out}/{name}")
+        print("  ", name)
+' "$out/$name"
+    strip "$out/$name"/*
+    echo "$flags" >"$out/$name/NVCC_FLAGS"
+done
