@@ -95,7 +95,14 @@ struct pass_plan {
   uint64_t blocks;
 };
 
-G16_HD constexpr uint32_t window(uint32_t k) { return k < 3 ? k : 3; }
+// Radix-2 layers per register round: each thread holds 2^window elements (8 by default; a
+// tuning switch, G16_NTT_WINDOW, trades registers against shared-memory rounds).
+#ifndef G16_NTT_WINDOW
+#define G16_NTT_WINDOW 3
+#endif
+G16_HD constexpr uint32_t window(uint32_t k) { return k < G16_NTT_WINDOW ? k : G16_NTT_WINDOW; }
+// Threads of the largest block: a tile of 2^kTileLog elements, 2^window per thread.
+constexpr uint32_t kMaxThreads = 1u << (kTileLog - G16_NTT_WINDOW);
 
 // Bit widths of the passes, top bits first (the last one holds bit 0 and may use up to 11 bits;
 // the others at most 9 so a block can hold 4 columns).
@@ -308,7 +315,7 @@ __device__ __forceinline__ void run_rounds(const pass_tile<K, DIT>& T) {
 #endif
 
 template <int K, bool DIT>
-__global__ void __launch_bounds__(256, G16_NTT_MIN_BLOCKS) ntt_pass_kernel(const pass_args a) {
+__global__ void __launch_bounds__(kMaxThreads, G16_NTT_MIN_BLOCKS) ntt_pass_kernel(const pass_args a) {
   extern __shared__ uint4 smem[];
   // The high halves sit at a fixed offset so shared-memory addresses share registers.
   const pass_tile<K, DIT> T{a, blockIdx.x, threadIdx.x, blockDim.x, smem, smem + (1u << kTileLog)};

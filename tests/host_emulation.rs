@@ -257,14 +257,14 @@ fn every_multiplication_variant_matches_blstrs_on_edge_and_random_operands() {
 }
 
 /// Runs a self-checking emulation program (`ALL OK` and exit 0 on success) for every variant
-/// that uses the carry chains.
-fn run_self_check(source: &str, args: &[&str]) {
+/// that uses the carry chains, and with each of `more` (extra variants: name, flags).
+fn run_self_check(source: &str, args: &[&str], more: &[(&str, &str)]) {
     let Some(cxx) = cxx() else {
         eprintln!("SKIP host_emulation: no C++ compiler (set CXX)");
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    for (i, (variant, flags)) in VARIANTS.iter().enumerate().skip(1) {
+    for (i, (variant, flags)) in VARIANTS.iter().skip(1).chain(more).enumerate() {
         let program = build(&cxx, source, flags, dir.path(), &format!("check_{i}"));
         let out = Command::new(&program).args(args).output().unwrap();
         let text = String::from_utf8_lossy(&out.stdout);
@@ -279,14 +279,26 @@ fn run_self_check(source: &str, args: &[&str]) {
     }
 }
 
-/// Every pass plan of 2^1..2^14 (tables up to 2^27), forward and inverse, DIF and DIT.
+/// Every pass plan of 2^1..2^14 (tables up to 2^27), forward and inverse, DIF and DIT, with
+/// each register window the kernels can be built with (`G16_NTT_WINDOW`: 2^W elements per
+/// thread).
 #[test]
 fn ntt_passes_match_a_radix_2_reference() {
-    run_self_check("emu_ntt.cpp", &["14"]);
+    run_self_check(
+        "emu_ntt.cpp",
+        &["14"],
+        &[
+            ("window 2", "-DG16_EMULATE_PTX -DG16_NTT_WINDOW=2"),
+            (
+                "window 4, even/odd",
+                "-DG16_EMULATE_PTX -DG16_MUL_EVEN_ODD -DG16_NTT_WINDOW=4",
+            ),
+        ],
+    );
 }
 
 /// Bit reversal, power scaling and the point-wise H step.
 #[test]
 fn h_kernels_match_direct_formulas() {
-    run_self_check("emu_hpoly.cpp", &[]);
+    run_self_check("emu_hpoly.cpp", &[], &[]);
 }
