@@ -4,8 +4,9 @@
 //
 // MSM outline, per pass over a group of windows (the group bounds the sorted-entry memory):
 //   count    one thread per scalar: signed c-bit digits, a histogram of (window, |digit|) keys
-//   scan     one block: bucket offsets and "task" offsets (a task sums at most T entries, so a
-//            bucket that holds every point, e.g. all scalars equal, is still spread over threads)
+//   scan     bucket offsets and "task" offsets (a task sums at most T entries, so a bucket that
+//            holds every point, e.g. all scalars equal, is still spread over threads): one
+//            block, or with windows above 16 bits (G16_MSM_MAX_WINDOW) three kernels over chunks
 //   scatter  one thread per scalar: point index (sign in bit 31) into its bucket's slice
 //   tasks    one thread per task: XYZZ mixed additions over its slice
 //   buckets  one thread per bucket: sum of its tasks
@@ -30,10 +31,23 @@ struct msm_plan {
   uint32_t seg;          // buckets per segment
   size_t max_entries;    // n * per_pass
   size_t max_tasks;      // upper bound on tasks per pass
+  uint32_t scan_chunks;  // chunks of the multi-block scan (used above kSingleBlockScanKeys keys)
   // Workspace layout (byte offsets).
   size_t off_counts, off_offsets, off_task_offsets, off_entries, off_partials, off_buckets,
-      off_segs, off_windows, total;
+      off_segs, off_windows, off_chunks, total;
 };
+
+// The largest window. Above 16 bits the bucket offsets need the multi-block scan (more keys than
+// one block scans quickly) and the workspace grows with 2^c; a tuning switch until measured.
+#ifndef G16_MSM_MAX_WINDOW
+#define G16_MSM_MAX_WINDOW 16
+#endif
+static_assert(G16_MSM_MAX_WINDOW >= 4 && G16_MSM_MAX_WINDOW <= 24, "window bits out of range");
+
+// Keys per pass up to which one block scans them (every default plan: 16 windows of 2^15).
+constexpr uint32_t kSingleBlockScanKeys = 1u << 19;
+// Keys per thread of the multi-block scan.
+constexpr uint32_t kScanChunk = 64;
 
 G16_HD uint32_t lg_floor(uint64_t n) {
   uint32_t r = 0;
@@ -49,7 +63,7 @@ inline bool make_msm_plan(size_t n, size_t xyzz_bytes, msm_plan* p) {
   const uint32_t lg = lg_floor(n);
   uint32_t c = lg > 3 ? lg - 3 : 1;
   if (c < 4) c = 4;
-  if (c > 16) c = 16;
+  if (c > G16_MSM_MAX_WINDOW) c = G16_MSM_MAX_WINDOW;
   p->c = c;
   p->windows = (256 + c - 1) / c;
   p->buckets = 1u << (c - 1);
@@ -78,6 +92,8 @@ inline bool make_msm_plan(size_t n, size_t xyzz_bytes, msm_plan* p) {
   // Segment sums and their reduction tree (ping-pong halves).
   p->off_segs = off;         off = align_up(off + 2 * segs * xyzz_bytes);
   p->off_windows = off;      off = align_up(off + p->windows * xyzz_bytes);
+  p->scan_chunks = (uint32_t)((keys + kScanChunk - 1) / kScanChunk);
+  p->off_chunks = off;       off = align_up(off + 2 * (size_t(p->scan_chunks) + 1) * 4);
   p->total = off;
   return true;
 }
@@ -95,7 +111,7 @@ namespace msm_detail {
 
 constexpr uint32_t kSignBit = 0x80000000u;
 
-// c bits of the scalar at bit `off` (c <= 16, off < 256).
+// c bits of the scalar at bit `off` (c <= 32, off < 256).
 __device__ __forceinline__ uint32_t scalar_bits(const uint32_t s[8], uint32_t off, uint32_t c) {
   const uint32_t limb = off >> 5, sh = off & 31;
   uint64_t v = s[limb];
@@ -143,21 +159,13 @@ static __global__ void count_kernel(const fr_t* scalars, bool montgomery, size_t
   }
 }
 
-// One block: exclusive scans of counts (-> offsets) and of ceil(counts / T) (-> task offsets),
-// both with a total at [keys]; zeroes counts for use as fill cursors by the scatter.
 constexpr int kScanThreads = 1024;
-static __global__ void __launch_bounds__(kScanThreads) scan_kernel(uint32_t* counts, uint32_t keys,
-                                                            uint32_t task, uint32_t* offsets,
-                                                            uint32_t* task_offsets) {
-  __shared__ uint32_t sum_e[kScanThreads], sum_t[kScanThreads];
-  const uint32_t per = (keys + kScanThreads - 1) / kScanThreads;
-  const uint32_t lo = threadIdx.x * per;
-  const uint32_t hi = min(lo + per, keys);
-  uint32_t e = 0, t = 0;
-  for (uint32_t k = lo; k < hi; k++) {
-    e += counts[k];
-    t += (counts[k] + task - 1) / task;
-  }
+
+// Exclusive scan, across one block of kScanThreads threads, of two per-thread sums (e, t): on
+// return each holds the sum over the threads before this one; totals get the block's sums.
+__device__ __forceinline__ void block_exclusive_scan2(uint32_t& e, uint32_t& t, uint32_t* sum_e,
+                                                      uint32_t* sum_t, uint32_t& total_e,
+                                                      uint32_t& total_t) {
   sum_e[threadIdx.x] = e;
   sum_t[threadIdx.x] = t;
   __syncthreads();
@@ -175,6 +183,26 @@ static __global__ void __launch_bounds__(kScanThreads) scan_kernel(uint32_t* cou
   }
   e = threadIdx.x ? sum_e[threadIdx.x - 1] : 0;
   t = threadIdx.x ? sum_t[threadIdx.x - 1] : 0;
+  total_e = sum_e[kScanThreads - 1];
+  total_t = sum_t[kScanThreads - 1];
+}
+
+// One block: exclusive scans of counts (-> offsets) and of ceil(counts / T) (-> task offsets),
+// both with a total at [keys]; zeroes counts for use as fill cursors by the scatter.
+static __global__ void __launch_bounds__(kScanThreads) scan_kernel(uint32_t* counts, uint32_t keys,
+                                                            uint32_t task, uint32_t* offsets,
+                                                            uint32_t* task_offsets) {
+  __shared__ uint32_t sum_e[kScanThreads], sum_t[kScanThreads];
+  const uint32_t per = (keys + kScanThreads - 1) / kScanThreads;
+  const uint32_t lo = threadIdx.x * per;
+  const uint32_t hi = min(lo + per, keys);
+  uint32_t e = 0, t = 0;
+  for (uint32_t k = lo; k < hi; k++) {
+    e += counts[k];
+    t += (counts[k] + task - 1) / task;
+  }
+  uint32_t total_e, total_t;
+  block_exclusive_scan2(e, t, sum_e, sum_t, total_e, total_t);
   for (uint32_t k = lo; k < hi; k++) {
     const uint32_t c = counts[k];
     offsets[k] = e;
@@ -184,9 +212,88 @@ static __global__ void __launch_bounds__(kScanThreads) scan_kernel(uint32_t* cou
     counts[k] = 0;
   }
   if (threadIdx.x == kScanThreads - 1) {
-    offsets[keys] = sum_e[kScanThreads - 1];
-    task_offsets[keys] = sum_t[kScanThreads - 1];
+    offsets[keys] = total_e;
+    task_offsets[keys] = total_t;
   }
+}
+
+// The same scans over more keys, in three steps. 1: thread i sums chunk i of the counts.
+static __global__ void chunk_sums_kernel(const uint32_t* counts, uint32_t keys, uint32_t task,
+                                         uint32_t chunks, uint32_t* chunk_e, uint32_t* chunk_t) {
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= chunks) return;
+  const uint32_t lo = i * kScanChunk, hi = min(lo + kScanChunk, keys);
+  uint32_t e = 0, t = 0;
+  for (uint32_t k = lo; k < hi; k++) {
+    const uint32_t c = counts[k];
+    e += c;
+    t += (c + task - 1) / task;
+  }
+  chunk_e[i] = e;
+  chunk_t[i] = t;
+}
+
+// 2: one block turns the chunk sums into exclusive prefix sums, in place.
+static __global__ void __launch_bounds__(kScanThreads) chunk_scan_kernel(uint32_t chunks,
+                                                                         uint32_t* chunk_e,
+                                                                         uint32_t* chunk_t) {
+  __shared__ uint32_t sum_e[kScanThreads], sum_t[kScanThreads];
+  const uint32_t per = (chunks + kScanThreads - 1) / kScanThreads;
+  const uint32_t lo = threadIdx.x * per;
+  const uint32_t hi = min(lo + per, chunks);
+  uint32_t e = 0, t = 0;
+  for (uint32_t k = lo; k < hi; k++) {
+    e += chunk_e[k];
+    t += chunk_t[k];
+  }
+  uint32_t total_e, total_t;
+  block_exclusive_scan2(e, t, sum_e, sum_t, total_e, total_t);
+  for (uint32_t k = lo; k < hi; k++) {
+    const uint32_t ce = chunk_e[k], ct = chunk_t[k];
+    chunk_e[k] = e;
+    chunk_t[k] = t;
+    e += ce;
+    t += ct;
+  }
+}
+
+// 3: thread i writes the offsets of chunk i from its prefix, and zeroes its counts.
+static __global__ void chunk_apply_kernel(uint32_t* counts, uint32_t keys, uint32_t task,
+                                          uint32_t chunks, const uint32_t* chunk_e,
+                                          const uint32_t* chunk_t, uint32_t* offsets,
+                                          uint32_t* task_offsets) {
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= chunks) return;
+  const uint32_t lo = i * kScanChunk, hi = min(lo + kScanChunk, keys);
+  uint32_t e = chunk_e[i], t = chunk_t[i];
+  for (uint32_t k = lo; k < hi; k++) {
+    const uint32_t c = counts[k];
+    offsets[k] = e;
+    task_offsets[k] = t;
+    e += c;
+    t += (c + task - 1) / task;
+    counts[k] = 0;
+  }
+  if (i == chunks - 1) {
+    offsets[keys] = e;
+    task_offsets[keys] = t;
+  }
+}
+
+// Bucket and task offsets of `keys` counts, by whichever scan suits their number.
+inline void scan_counts(uint32_t* counts, uint32_t keys, uint32_t task, uint32_t* offsets,
+                        uint32_t* task_offsets, uint32_t* chunk_e, uint32_t* chunk_t,
+                        cudaStream_t s) {
+  if (keys <= kSingleBlockScanKeys) {
+    scan_kernel<<<1, kScanThreads, 0, s>>>(counts, keys, task, offsets, task_offsets);
+    return;
+  }
+  const uint32_t chunks = (keys + kScanChunk - 1) / kScanChunk;
+  const unsigned blocks = (chunks + 255) / 256;
+  chunk_sums_kernel<<<blocks, 256, 0, s>>>(counts, keys, task, chunks, chunk_e, chunk_t);
+  chunk_scan_kernel<<<1, kScanThreads, 0, s>>>(chunks, chunk_e, chunk_t);
+  chunk_apply_kernel<<<blocks, 256, 0, s>>>(counts, keys, task, chunks, chunk_e, chunk_t, offsets,
+                                            task_offsets);
 }
 
 static __global__ void scatter_kernel(const fr_t* scalars, bool montgomery, const uint32_t* index, size_t n,
@@ -422,6 +529,8 @@ cudaError_t msm(const affine_t<F>* points, size_t n_points, const uint32_t* inde
   P* buckets = reinterpret_cast<P*>(ws + p.off_buckets);
   P* segs = reinterpret_cast<P*>(ws + p.off_segs);
   P* windows = reinterpret_cast<P*>(ws + p.off_windows);
+  uint32_t* chunk_e = reinterpret_cast<uint32_t*>(ws + p.off_chunks);
+  uint32_t* chunk_t = chunk_e + p.scan_chunks + 1;
   const uint32_t keys_full = p.per_pass * p.buckets;
   const unsigned scalar_blocks = blocks_for(n, 256);
   cudaError_t err;
@@ -430,7 +539,7 @@ cudaError_t msm(const affine_t<F>* points, size_t n_points, const uint32_t* inde
     const uint32_t keys = (w1 - w0) * p.buckets;
     if ((err = cudaMemsetAsync(counts, 0, (keys_full + 1) * sizeof(uint32_t), s))) return err;
     count_kernel<<<scalar_blocks, 256, 0, s>>>(scalars, montgomery, n, p, w0, w1, counts);
-    scan_kernel<<<1, kScanThreads, 0, s>>>(counts, keys, p.task, offsets, task_offsets);
+    scan_counts(counts, keys, p.task, offsets, task_offsets, chunk_e, chunk_t, s);
     scatter_kernel<<<scalar_blocks, 256, 0, s>>>(scalars, montgomery, index, n, p, w0, w1, offsets,
                                                  counts, entries);
     task_kernel<F><<<blocks_for(p.max_tasks, 128), 128, 0, s>>>(
