@@ -1,5 +1,6 @@
-//! GPU field arithmetic (Fr and Fp in 32-bit limbs) equals blstrs, on 10^6 random pairs and on
-//! edge values. Needs a GPU; prints a SKIP line without one.
+//! GPU field arithmetic (Fr and Fp in 32-bit limbs) equals blstrs, on 10^6 random pairs (a tenth
+//! of them with equal operands) and on edge values, and so do chains of 64 dependent products
+//! (the benchmark's kernel). Needs a GPU; prints a SKIP line without one.
 #![cfg(groth16_c2_cuda)]
 
 mod gpu_support;
@@ -7,11 +8,18 @@ mod gpu_support;
 use blstrs::{Fp, Scalar};
 use ff::Field;
 use gpu_support::*;
-use groth16_c2::backend::cuda::kernels::{field_op, FieldOp};
+use groth16_c2::backend::cuda::kernels::{field_op, FieldOp, MUL_CHAIN_LEN};
 use groth16_c2::backend::cuda::runtime::Stream;
 use rand::SeedableRng;
 
-const RANDOM: usize = 1_000_000;
+/// Random pairs per field: `GROTH16_C2_GPU_FIELD_PAIRS` (default 10^6; the long run
+/// takes 10^7).
+fn random_pairs() -> usize {
+    std::env::var("GROTH16_C2_GPU_FIELD_PAIRS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1_000_000)
+}
 
 /// Values worth testing besides random ones: 0, 1, -1, -2, small, powers of two and their
 /// neighbours, and a value with all bits below the modulus' top set.
@@ -43,9 +51,11 @@ fn pairs<F: Field + From<u64>>(seed: u64) -> (Vec<F>, Vec<F>) {
             b.push(*y);
         }
     }
-    for _ in 0..RANDOM {
-        a.push(F::random(&mut rng));
-        b.push(F::random(&mut rng));
+    for i in 0..random_pairs() {
+        let x = F::random(&mut rng);
+        a.push(x);
+        // Every tenth pair has equal operands (a square through the general product).
+        b.push(if i % 10 == 0 { x } else { F::random(&mut rng) });
     }
     (a, b)
 }
@@ -99,6 +109,9 @@ fn fr_ops_match_blstrs() {
     check::<_, 4>(false, "Fr", &a, &b, FieldOp::Add, |x, y| *x + y);
     check::<_, 4>(false, "Fr", &a, &b, FieldOp::Sub, |x, y| *x - y);
     check::<_, 4>(false, "Fr", &a, &b, FieldOp::Mul, |x, y| *x * y);
+    check::<_, 4>(false, "Fr", &a, &b, FieldOp::MulChain, |x, y| {
+        *x * y.pow_vartime([MUL_CHAIN_LEN])
+    });
     check::<_, 4>(false, "Fr", &a, &b, FieldOp::Sqr, |x, _| x.square());
     check::<_, 4>(false, "Fr", &a, &b, FieldOp::Neg, |x, _| -*x);
     check::<_, 4>(false, "Fr", &a, &b, FieldOp::Inverse, |x, _| {
@@ -131,6 +144,9 @@ fn fp_ops_match_blstrs() {
     check::<_, 6>(true, "Fp", &a, &b, FieldOp::Add, |x, y| *x + y);
     check::<_, 6>(true, "Fp", &a, &b, FieldOp::Sub, |x, y| *x - y);
     check::<_, 6>(true, "Fp", &a, &b, FieldOp::Mul, |x, y| *x * y);
+    check::<_, 6>(true, "Fp", &a, &b, FieldOp::MulChain, |x, y| {
+        *x * y.pow_vartime([MUL_CHAIN_LEN])
+    });
     check::<_, 6>(true, "Fp", &a, &b, FieldOp::Sqr, |x, _| x.square());
     check::<_, 6>(true, "Fp", &a, &b, FieldOp::Neg, |x, _| -*x);
     check::<_, 6>(true, "Fp", &a, &b, FieldOp::Inverse, |x, _| {
