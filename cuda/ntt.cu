@@ -224,12 +224,31 @@ G16_UNROLL
     const uint32_t j = ((block << a.c) + l) & ((1u << a.lo) - 1);
     fr_t w = pow_max((j * bitrev(ut, K - W)) << a.tw_shift);
     const fr_t r = pow_max((j << (K - W)) << a.tw_shift);
+#if defined(G16_NTT_TWIDDLE_TREE)
+    // w r^p for every p by doubling: w_{p + h} = w_p r^h for h = 1, 2, 4, ..., so the longest
+    // chain of dependent products is W + 1 long instead of E (two more products in all).
+    fr_t wp[E];
+    wp[0] = w;
+    fr_t rh = r;
+G16_UNROLL
+    for (int h = 1; h < E; h <<= 1) {
+G16_UNROLL
+      for (int p = 0; p < h; p++) wp[p + h] = wp[p] * rh;
+      if (2 * h < E) rh = rh.sqr();
+    }
+G16_UNROLL
+    for (int p = 0; p < E; p++) {
+      const int m = (int)cbitrev(p, W);
+      x[m] = x[m] * wp[p];
+    }
+#else
 G16_UNROLL
     for (int p = 0; p < E; p++) {
       const int m = (int)cbitrev(p, W);
       x[m] = x[m] * w;
       if (p + 1 < E) w = w * r;
     }
+#endif
   }
 
   // Radix-2 layer S on the thread's elements (window bit BB = S - L0). Butterflies are grouped

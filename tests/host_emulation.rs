@@ -293,6 +293,11 @@ fn ntt_passes_match_a_radix_2_reference() {
                 "window 4, even/odd",
                 "-DG16_EMULATE_PTX -DG16_MUL_EVEN_ODD -DG16_NTT_WINDOW=4",
             ),
+            ("twiddle tree", "-DG16_EMULATE_PTX -DG16_NTT_TWIDDLE_TREE"),
+            (
+                "twiddle tree, window 2",
+                "-DG16_EMULATE_PTX -DG16_NTT_TWIDDLE_TREE -DG16_NTT_WINDOW=2",
+            ),
         ],
     );
 }
