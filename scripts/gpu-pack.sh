@@ -51,5 +51,5 @@ done
 strip "$stage"/tests/* "$stage"/examples/*
 ls -l "$stage/tests" "$stage/examples"
 tar -C "$stage" -cf - tests examples | xz -T1 --lzma2=preset=6,dict=256MiB >"$pack/bin.tar.xz"
-cp scripts/gpu-run.sh scripts/gpu-unpack.sh scripts/gpu-sanitize.sh scripts/gpu-ab.sh "$pack/"
+cp scripts/gpu-run.sh scripts/gpu-unpack.sh scripts/gpu-sanitize.sh scripts/gpu-ab.sh scripts/side-by-side.py "$pack/"
 du -sh "$pack"
