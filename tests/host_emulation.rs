@@ -17,12 +17,20 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 /// The multiplication variants of `field.cuh` (compiler flags).
-const VARIANTS: [(&str, &str); 3] = [
+const VARIANTS: [(&str, &str); 5] = [
     ("portable 64-bit products", ""),
     ("CIOS carry chains", "-DG16_EMULATE_PTX"),
     (
         "even/odd carry chains",
         "-DG16_EMULATE_PTX -DG16_MUL_EVEN_ODD",
+    ),
+    (
+        "dedicated squaring",
+        "-DG16_EMULATE_PTX -DG16_SQR_DEDICATED",
+    ),
+    (
+        "even/odd, dedicated squaring",
+        "-DG16_EMULATE_PTX -DG16_MUL_EVEN_ODD -DG16_SQR_DEDICATED",
     ),
 ];
 
