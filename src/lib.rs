@@ -10,6 +10,7 @@ pub mod backend;
 pub mod curve;
 pub mod error;
 /// cbindgen:ignore
+#[doc(hidden)] // test-only fault injection: not part of the API
 pub mod fault;
 pub mod ffi;
 /// cbindgen:ignore
