@@ -187,6 +187,33 @@ __device__ __forceinline__ void block_exclusive_scan2(uint32_t& e, uint32_t& t, 
   total_t = sum_t[kScanThreads - 1];
 }
 
+// Entries and tasks (ceil(count / T)) of the keys [lo, hi).
+__device__ __forceinline__ void sum_counts(const uint32_t* counts, uint32_t lo, uint32_t hi,
+                                           uint32_t task, uint32_t& e, uint32_t& t) {
+  e = 0;
+  t = 0;
+  for (uint32_t k = lo; k < hi; k++) {
+    const uint32_t c = counts[k];
+    e += c;
+    t += (c + task - 1) / task;
+  }
+}
+
+// Offsets of the keys [lo, hi) from the prefix (e, t) before lo, which it advances past hi;
+// zeroes their counts for use as fill cursors by the scatter.
+__device__ __forceinline__ void write_offsets(uint32_t* counts, uint32_t lo, uint32_t hi,
+                                              uint32_t task, uint32_t& e, uint32_t& t,
+                                              uint32_t* offsets, uint32_t* task_offsets) {
+  for (uint32_t k = lo; k < hi; k++) {
+    const uint32_t c = counts[k];
+    offsets[k] = e;
+    task_offsets[k] = t;
+    e += c;
+    t += (c + task - 1) / task;
+    counts[k] = 0;
+  }
+}
+
 // One block: exclusive scans of counts (-> offsets) and of ceil(counts / T) (-> task offsets),
 // both with a total at [keys]; zeroes counts for use as fill cursors by the scatter.
 static __global__ void __launch_bounds__(kScanThreads) scan_kernel(uint32_t* counts, uint32_t keys,
@@ -196,21 +223,11 @@ static __global__ void __launch_bounds__(kScanThreads) scan_kernel(uint32_t* cou
   const uint32_t per = (keys + kScanThreads - 1) / kScanThreads;
   const uint32_t lo = threadIdx.x * per;
   const uint32_t hi = min(lo + per, keys);
-  uint32_t e = 0, t = 0;
-  for (uint32_t k = lo; k < hi; k++) {
-    e += counts[k];
-    t += (counts[k] + task - 1) / task;
-  }
+  uint32_t e, t;
+  sum_counts(counts, lo, hi, task, e, t);
   uint32_t total_e, total_t;
   block_exclusive_scan2(e, t, sum_e, sum_t, total_e, total_t);
-  for (uint32_t k = lo; k < hi; k++) {
-    const uint32_t c = counts[k];
-    offsets[k] = e;
-    task_offsets[k] = t;
-    e += c;
-    t += (c + task - 1) / task;
-    counts[k] = 0;
-  }
+  write_offsets(counts, lo, hi, task, e, t, offsets, task_offsets);
   if (threadIdx.x == kScanThreads - 1) {
     offsets[keys] = total_e;
     task_offsets[keys] = total_t;
@@ -223,12 +240,8 @@ static __global__ void chunk_sums_kernel(const uint32_t* counts, uint32_t keys, 
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= chunks) return;
   const uint32_t lo = i * kScanChunk, hi = min(lo + kScanChunk, keys);
-  uint32_t e = 0, t = 0;
-  for (uint32_t k = lo; k < hi; k++) {
-    const uint32_t c = counts[k];
-    e += c;
-    t += (c + task - 1) / task;
-  }
+  uint32_t e, t;
+  sum_counts(counts, lo, hi, task, e, t);
   chunk_e[i] = e;
   chunk_t[i] = t;
 }
@@ -266,14 +279,7 @@ static __global__ void chunk_apply_kernel(uint32_t* counts, uint32_t keys, uint3
   if (i >= chunks) return;
   const uint32_t lo = i * kScanChunk, hi = min(lo + kScanChunk, keys);
   uint32_t e = chunk_e[i], t = chunk_t[i];
-  for (uint32_t k = lo; k < hi; k++) {
-    const uint32_t c = counts[k];
-    offsets[k] = e;
-    task_offsets[k] = t;
-    e += c;
-    t += (c + task - 1) / task;
-    counts[k] = 0;
-  }
+  write_offsets(counts, lo, hi, task, e, t, offsets, task_offsets);
   if (i == chunks - 1) {
     offsets[keys] = e;
     task_offsets[keys] = t;

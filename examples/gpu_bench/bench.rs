@@ -325,24 +325,19 @@ fn field_row<F: Field>(name: &str, limbs: usize, fp: bool, n: usize, runs: usize
     use groth16_c2::backend::cuda::kernels::{field_op, FieldOp, MUL_CHAIN_LEN};
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(limbs as u64);
     let check = 64;
-    let a: Vec<F> = (0..n)
-        .map(|i| {
-            if i < check {
-                F::random(&mut rng)
-            } else {
-                F::ONE.double()
-            }
-        })
-        .collect();
-    let b: Vec<F> = (0..n)
-        .map(|i| {
-            if i < check {
-                F::random(&mut rng)
-            } else {
-                F::ONE.double()
-            }
-        })
-        .collect();
+    // Random operands where the results are checked, a constant elsewhere (fast to make).
+    let mut operands = || -> Vec<F> {
+        (0..n)
+            .map(|i| {
+                if i < check {
+                    F::random(&mut rng)
+                } else {
+                    F::ONE.double()
+                }
+            })
+            .collect()
+    };
+    let (a, b) = (operands(), operands());
     let stream = Stream::new().unwrap();
     let mut da = DeviceBuffer::<F>::new(n).unwrap();
     let mut db = DeviceBuffer::<F>::new(n).unwrap();
