@@ -5,6 +5,7 @@
 # so drift of clocks or temperature hits every build alike, with the same arguments. Then prints
 # one table of the medians of their `RESULT` lines, each build's ratio to the baseline (a
 # time below 1.00 is faster; a rate above 1.00 is faster). Logs in LOG_DIR.
+# GPU_AB_ONLY="eo sqr" limits the run to the baseline and gpu_bench_eo, gpu_bench_sqr.
 set -uo pipefail
 pack=${1:?usage: gpu-ab.sh PACK_DIR LOG_DIR ROUNDS -- ARGS...}
 logs=${2:?usage: gpu-ab.sh PACK_DIR LOG_DIR ROUNDS -- ARGS...}
@@ -15,7 +16,13 @@ bin=$(bash "$(dirname "$0")/gpu-unpack.sh" "$pack") || exit 1
 mkdir -p "$logs"
 builds=()
 for b in "$bin"/examples/gpu_bench "$bin"/examples/gpu_bench_*; do
-    [ -x "$b" ] && builds+=("$b")
+    [ -x "$b" ] || continue
+    suffix=${b##*/gpu_bench}
+    suffix=${suffix#_}
+    if [ -n "${GPU_AB_ONLY:-}" ] && [ -n "$suffix" ] && ! [[ " $GPU_AB_ONLY " == *" $suffix "* ]]; then
+        continue
+    fi
+    builds+=("$b")
 done
 [ ${#builds[@]} -gt 0 ] || { echo "gpu-ab: no gpu_bench in $pack" >&2; exit 1; }
 failed=0

@@ -19,14 +19,14 @@ use rand_chacha::ChaCha8Rng;
 /// The multiplication variants of `field.cuh` (compiler flags).
 const VARIANTS: [(&str, &str); 5] = [
     ("portable 64-bit products", ""),
-    ("CIOS carry chains", "-DG16_EMULATE_PTX"),
+    ("CIOS carry chains", "-DG16_EMULATE_PTX -DG16_MUL_CIOS"),
     (
         "even/odd carry chains",
         "-DG16_EMULATE_PTX -DG16_MUL_EVEN_ODD",
     ),
     (
-        "dedicated squaring",
-        "-DG16_EMULATE_PTX -DG16_SQR_DEDICATED",
+        "CIOS, dedicated squaring",
+        "-DG16_EMULATE_PTX -DG16_MUL_CIOS -DG16_SQR_DEDICATED",
     ),
     (
         "even/odd, dedicated squaring",
@@ -296,15 +296,16 @@ fn ntt_passes_match_a_radix_2_reference() {
         "emu_ntt.cpp",
         &["14"],
         &[
-            ("window 2", "-DG16_EMULATE_PTX -DG16_NTT_WINDOW=2"),
+            ("window 3", "-DG16_EMULATE_PTX -DG16_NTT_WINDOW=3"),
+            ("window 2, CIOS", "-DG16_EMULATE_PTX -DG16_MUL_CIOS"),
             (
                 "window 4, even/odd",
                 "-DG16_EMULATE_PTX -DG16_MUL_EVEN_ODD -DG16_NTT_WINDOW=4",
             ),
             ("twiddle tree", "-DG16_EMULATE_PTX -DG16_NTT_TWIDDLE_TREE"),
             (
-                "twiddle tree, window 2",
-                "-DG16_EMULATE_PTX -DG16_NTT_TWIDDLE_TREE -DG16_NTT_WINDOW=2",
+                "twiddle tree, window 3",
+                "-DG16_EMULATE_PTX -DG16_NTT_TWIDDLE_TREE -DG16_NTT_WINDOW=3",
             ),
         ],
     );
