@@ -227,6 +227,33 @@ G16_UNROLL
   // Row i's even half `e` (weights 0..N-1) and odd half `o` (weights 1..N). For row 0 both are
   // empty; otherwise `e` is the previous odd half and `o` the previous even half, whose limbs
   // 2.. move down two places here.
+  //
+  // G16_FR_SPECIAL_REDUCTION (a tuning switch) uses the shape of Fr's lowest limbs in the
+  // reduction: two of each row's 2N multiply-adds with m become additions.
+#if defined(G16_FR_SPECIAL_REDUCTION)
+  static constexpr bool kLowLimbsOneMinusOne =
+      P::mod(0) == 1u && P::mod(1) == 0xffffffffu && P::M0 == 0xffffffffu;
+#else
+  static constexpr bool kLowLimbsOneMinusOne = false;
+#endif
+  // The multiply-adds of a row's carry chains. With G16_MUL_WIDE (a tuning switch) a product's
+  // two words come from one 32x32->64 multiply (IMAD.WIDE; the compiler merges the two
+  // identical multiplies) and the chains are plain additions, instead of a low and a high
+  // fused multiply-add (IMAD + IMAD.HI) each.
+#if defined(G16_MUL_WIDE)
+  static G16_HD uint32_t wlo(uint32_t x, uint32_t y) { return (uint32_t)((uint64_t)x * y); }
+  static G16_HD uint32_t whi(uint32_t x, uint32_t y) { return (uint32_t)(((uint64_t)x * y) >> 32); }
+  static G16_HD uint32_t mlo_cc(uint32_t x, uint32_t y, uint32_t z) { return ptx::add_cc(wlo(x, y), z); }
+  static G16_HD uint32_t mloc_cc(uint32_t x, uint32_t y, uint32_t z) { return ptx::addc_cc(wlo(x, y), z); }
+  static G16_HD uint32_t mhic_cc(uint32_t x, uint32_t y, uint32_t z) { return ptx::addc_cc(whi(x, y), z); }
+  static G16_HD uint32_t mhic(uint32_t x, uint32_t y, uint32_t z) { return ptx::addc(whi(x, y), z); }
+#else
+  static G16_HD uint32_t mlo_cc(uint32_t x, uint32_t y, uint32_t z) { return ptx::mad_lo_cc(x, y, z); }
+  static G16_HD uint32_t mloc_cc(uint32_t x, uint32_t y, uint32_t z) { return ptx::madc_lo_cc(x, y, z); }
+  static G16_HD uint32_t mhic_cc(uint32_t x, uint32_t y, uint32_t z) { return ptx::madc_hi_cc(x, y, z); }
+  static G16_HD uint32_t mhic(uint32_t x, uint32_t y, uint32_t z) { return ptx::madc_hi(x, y, z); }
+#endif
+
   static G16_HD void mul_row(uint32_t e[N], uint32_t o[N], const mont_t& a, uint32_t bi,
                              bool first) {
     if (first) {
@@ -243,35 +270,59 @@ G16_UNROLL
       e[0] = ptx::add_cc(e[0], o[1]);
 G16_UNROLL
       for (int j = 0; j < N - 2; j += 2) {
-        o[j] = ptx::madc_lo_cc(a.v[j + 1], bi, o[j + 2]);
-        o[j + 1] = ptx::madc_hi_cc(a.v[j + 1], bi, o[j + 3]);
+        o[j] = mloc_cc(a.v[j + 1], bi, o[j + 2]);
+        o[j + 1] = mhic_cc(a.v[j + 1], bi, o[j + 3]);
       }
-      o[N - 2] = ptx::madc_lo_cc(a.v[N - 1], bi, 0);
-      o[N - 1] = ptx::madc_hi(a.v[N - 1], bi, 0);
-      e[0] = ptx::mad_lo_cc(a.v[0], bi, e[0]);
-      e[1] = ptx::madc_hi_cc(a.v[0], bi, e[1]);
+      o[N - 2] = mloc_cc(a.v[N - 1], bi, 0);
+      o[N - 1] = mhic(a.v[N - 1], bi, 0);
+      e[0] = mlo_cc(a.v[0], bi, e[0]);
+      e[1] = mhic_cc(a.v[0], bi, e[1]);
 G16_UNROLL
       for (int j = 2; j < N; j += 2) {
-        e[j] = ptx::madc_lo_cc(a.v[j], bi, e[j]);
-        e[j + 1] = ptx::madc_hi_cc(a.v[j], bi, e[j + 1]);
+        e[j] = mloc_cc(a.v[j], bi, e[j]);
+        e[j + 1] = mhic_cc(a.v[j], bi, e[j + 1]);
       }
       o[N - 1] = ptx::addc(o[N - 1], 0);  // the even chain's carry, weight N
     }
     // Reduction: m makes T's limb 0 (e[0]) vanish.
-    const uint32_t m = e[0] * P::M0;
-    o[0] = ptx::mad_lo_cc(m, P::mod(1), o[0]);
-    o[1] = ptx::madc_hi_cc(m, P::mod(1), o[1]);
+    if constexpr (kLowLimbsOneMinusOne) {
+      // p = ... + (2^32 - 1) W + 1 and M0 = -1 (Fr): m = -e0, and m p's two lowest limb
+      // products need no multiplier. m * 1 = m; m (2^32 - 1) = m W - m has low word -m = e0
+      // and high word m - 1 (0 when m = 0, else ~e0).
+      const uint32_t e0 = e[0];
+      const uint32_t m = 0u - e0;
+      const uint32_t m_hi = e0 != 0 ? ~e0 : 0u;
+      o[0] = ptx::add_cc(o[0], e0);
+      o[1] = ptx::addc_cc(o[1], m_hi);
 G16_UNROLL
-    for (int j = 2; j < N; j += 2) {
-      o[j] = ptx::madc_lo_cc(m, P::mod(j + 1), o[j]);
-      o[j + 1] = ptx::madc_hi_cc(m, P::mod(j + 1), o[j + 1]);
+      for (int j = 2; j < N; j += 2) {
+        o[j] = mloc_cc(m, P::mod(j + 1), o[j]);
+        o[j + 1] = mhic_cc(m, P::mod(j + 1), o[j + 1]);
+      }
+      e[0] = ptx::add_cc(e[0], m);  // 0, with a carry unless e0 was 0
+      e[1] = ptx::addc_cc(e[1], 0);
+G16_UNROLL
+      for (int j = 2; j < N; j += 2) {
+        e[j] = mloc_cc(m, P::mod(j), e[j]);
+        e[j + 1] = mhic_cc(m, P::mod(j), e[j + 1]);
+      }
+      o[N - 1] = ptx::addc(o[N - 1], 0);
+      return;
     }
-    e[0] = ptx::mad_lo_cc(m, P::mod(0), e[0]);
-    e[1] = ptx::madc_hi_cc(m, P::mod(0), e[1]);
+    const uint32_t m = e[0] * P::M0;
+    o[0] = mlo_cc(m, P::mod(1), o[0]);
+    o[1] = mhic_cc(m, P::mod(1), o[1]);
 G16_UNROLL
     for (int j = 2; j < N; j += 2) {
-      e[j] = ptx::madc_lo_cc(m, P::mod(j), e[j]);
-      e[j + 1] = ptx::madc_hi_cc(m, P::mod(j), e[j + 1]);
+      o[j] = mloc_cc(m, P::mod(j + 1), o[j]);
+      o[j + 1] = mhic_cc(m, P::mod(j + 1), o[j + 1]);
+    }
+    e[0] = mlo_cc(m, P::mod(0), e[0]);
+    e[1] = mhic_cc(m, P::mod(0), e[1]);
+G16_UNROLL
+    for (int j = 2; j < N; j += 2) {
+      e[j] = mloc_cc(m, P::mod(j), e[j]);
+      e[j + 1] = mhic_cc(m, P::mod(j), e[j + 1]);
     }
     o[N - 1] = ptx::addc(o[N - 1], 0);
   }

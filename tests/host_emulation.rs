@@ -17,7 +17,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 /// The multiplication variants of `field.cuh` (compiler flags).
-const VARIANTS: [(&str, &str); 5] = [
+const VARIANTS: [(&str, &str); 7] = [
     ("portable 64-bit products", ""),
     ("CIOS carry chains", "-DG16_EMULATE_PTX -DG16_MUL_CIOS"),
     (
@@ -31,6 +31,14 @@ const VARIANTS: [(&str, &str); 5] = [
     (
         "even/odd, dedicated squaring",
         "-DG16_EMULATE_PTX -DG16_MUL_EVEN_ODD -DG16_SQR_DEDICATED",
+    ),
+    (
+        "even/odd, Fr's special reduction",
+        "-DG16_EMULATE_PTX -DG16_FR_SPECIAL_REDUCTION",
+    ),
+    (
+        "even/odd, 32x32->64 products, Fr's special reduction",
+        "-DG16_EMULATE_PTX -DG16_MUL_WIDE -DG16_FR_SPECIAL_REDUCTION",
     ),
 ];
 
@@ -297,6 +305,11 @@ fn ntt_passes_match_a_radix_2_reference() {
         &["14"],
         &[
             ("window 3", "-DG16_EMULATE_PTX -DG16_NTT_WINDOW=3"),
+            ("window 1", "-DG16_EMULATE_PTX -DG16_NTT_WINDOW=1"),
+            (
+                "Fr's special reduction",
+                "-DG16_EMULATE_PTX -DG16_FR_SPECIAL_REDUCTION",
+            ),
             ("window 2, CIOS", "-DG16_EMULATE_PTX -DG16_MUL_CIOS"),
             (
                 "window 4, even/odd",
