@@ -4,11 +4,12 @@
 // (decimation in frequency, natural in -> bit-reversed out) or bottom bits first (decimation in
 // time, bit-reversed in -> natural out). A pass over index bits [lo, lo + K) is the four-step
 // split of the size-2^(lo+K) sub-transforms it belongs to: each block loads "lines" of 2^K
-// elements at stride 2^lo into shared memory, runs a radix-2 DFT of size 2^K on each (three
-// layers per register round, 8 elements per thread), and multiplies element (line column j,
-// tile slot t) by w_M^(j * bitrev_K(t)) with M = 2^(lo+K): after the local DFT (DIF) or before
-// it (DIT). Passes with lo > 0 hold 4+ consecutive columns per block (128-byte runs in global
-// memory). A 2^27 transform is 3 passes (9 + 9 + 9 bits); at most 11 bits per pass.
+// elements at stride 2^lo into shared memory, runs a radix-2 DFT of size 2^K on each (two
+// layers per register round, 4 elements per thread, by default), and multiplies element (line
+// column j, tile slot t) by w_M^(j * bitrev_K(t)) with M = 2^(lo+K): after the local DFT (DIF)
+// or before it (DIT). Passes with lo > 0 hold 4+ consecutive columns per block (128-byte runs
+// in global memory; 2+ with G16_NTT_TILE_LOG=10). A 2^27 transform is 3 passes (9 + 9 + 9
+// bits); at most 11 bits per pass.
 //
 // Twiddle table for lg_max (all entries Montgomery Fr, derived only from omega_max and its
 // inverse, so every smaller domain uses w_n = omega_max^(2^(lg_max - lg_n))):
@@ -22,8 +23,14 @@
 namespace g16 {
 namespace ntt_detail {
 
-constexpr uint32_t kTileLog = 11;   // elements held by one block: 2^11 (64 KiB shared memory)
-constexpr uint32_t kInnerLog = 9;   // passes with lo > 0 use tiles of at most 2^9 (>= 4 columns)
+// Elements held by one block: 2^11 (64 KiB of shared memory) by default; G16_NTT_TILE_LOG=10
+// (a tuning switch) halves the blocks, so more of them fit an SM's registers without spills.
+#ifndef G16_NTT_TILE_LOG
+#define G16_NTT_TILE_LOG 11
+#endif
+constexpr uint32_t kTileLog = G16_NTT_TILE_LOG;
+constexpr uint32_t kInnerLog = 9;   // passes with lo > 0 use tiles of at most 2^9 (>= 2 columns)
+static_assert(kTileLog >= kInnerLog + 1 && kTileLog <= 11, "G16_NTT_TILE_LOG must be 10 or 11");
 constexpr uint32_t kMaxLgMax = 32;  // Fr's two-adicity
 
 struct table_layout {

@@ -306,6 +306,7 @@ fn ntt_passes_match_a_radix_2_reference() {
         &[
             ("window 3", "-DG16_EMULATE_PTX -DG16_NTT_WINDOW=3"),
             ("window 1", "-DG16_EMULATE_PTX -DG16_NTT_WINDOW=1"),
+            ("tiles of 2^10", "-DG16_EMULATE_PTX -DG16_NTT_TILE_LOG=10"),
             (
                 "Fr's special reduction",
                 "-DG16_EMULATE_PTX -DG16_FR_SPECIAL_REDUCTION",
