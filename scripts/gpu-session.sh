@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# scripts/gpu-session.sh PACK OUT STEP: the steps of a device session, one per device-tool call
+# (each call must end within its limit; the machine keeps detached processes and files outside
+# $OUT while it stays warm, and $OUT is emptied at every call, so each step prints its summary).
+#   params   start generating the soak's params (2^16, 2^18, 2^20, 2^22, 2^24) in params-cache/,
+#            detached; returns at once (the fast setup: minutes for 2^24 on 16 cores)
+#   ab       the kernel A/B (every gpu_bench_* in the pack against gpu_bench) and sppark_bench
+#            (copied into the pack) in the same call, with the side-by-side table
+#   tests    every packed test binary, one at a time (some check the device's memory in use)
+#   sanitize compute-sanitizer over the GPU tests (GPU_SANITIZE_* as scripts/gpu-sanitize.sh)
+#   soak     waits for the params, then 1,000 proofs (SOAK_ARGS to change)
+# Budget each call: `ab` about 5 minutes for 8 builds, `tests` 4, `sanitize` 8-10, `soak` 3.
+set -uo pipefail
+pack=${1:?usage: gpu-session.sh PACK OUT params|ab|tests|sanitize|soak}
+out=${2:?usage: gpu-session.sh PACK OUT params|ab|tests|sanitize|soak}
+step=${3:?usage: gpu-session.sh PACK OUT params|ab|tests|sanitize|soak}
+here=$(dirname "$0")
+bin=$(bash "$here/gpu-unpack.sh" "$pack") || exit 1
+mkdir -p "$out" params-cache
+case "$step" in
+params)
+    for sizes in 24 22 16,18,20; do  # the largest first: it takes longest
+        log=params-cache/gen-${sizes//,/-}.log
+        [ -f "$log" ] && continue
+        setsid nohup bash -c "'$bin/examples/soak' --generate-only --sizes $sizes --big 0 \
+            --params-dir params-cache >'$log' 2>&1; echo rc=\$? >>'$log'" </dev/null >/dev/null 2>&1 &
+    done
+    echo "params generation started (logs params-cache/gen-*.log)"
+    ;;
+ab)
+    # shellcheck disable=SC2086
+    bash "$here/gpu-ab.sh" "$pack" "$out/ab" "${AB_ROUNDS:-2}" -- \
+        ${AB_ARGS:---field --ntt 24,27 --ntt-variants fwd_nn,h --h "" --msm 24,26 --runs 3 --no-cpu}
+    if [ -x "$pack/sppark_bench" ]; then
+        "$pack/sppark_bench" ntt --log-n 24,26,27 --runs 5 >"$out/sppark-ntt.log" 2>&1
+        "$pack/sppark_bench" msm --log-n 24,26 --runs 3 >"$out/sppark-msm.log" 2>&1
+        python3 "$here/side-by-side.py" --ours "$out"/ab/gpu_bench.round*.log --sppark "$out"/sppark-*.log
+    fi
+    ;;
+tests)
+    bash "$here/gpu-run.sh" "$pack" "$out/tests"
+    ;;
+sanitize)
+    bash "$here/gpu-sanitize.sh" "$pack" "$out/sanitize" "${SANITIZE_JOBS:-6}"
+    ;;
+soak)
+    while grep -L '^rc=' params-cache/gen-*.log 2>/dev/null | grep -q .; do sleep 5; done
+    tail -n 2 params-cache/gen-*.log
+    # shellcheck disable=SC2086
+    "$bin/examples/soak" ${SOAK_ARGS:---proofs 1000 --workers 2 --sizes 16,18,20,22 --big 24 --big-every 25} \
+        --params-dir params-cache 2>&1 | grep -v "^[0-9]* proofs$"
+    ;;
+*)
+    echo "unknown step $step" >&2
+    exit 2
+    ;;
+esac
