@@ -318,6 +318,10 @@ fn ntt_passes_match_a_radix_2_reference() {
             ),
             ("twiddle tree", "-DG16_EMULATE_PTX -DG16_NTT_TWIDDLE_TREE"),
             (
+                "direct twiddles",
+                "-DG16_EMULATE_PTX -DG16_NTT_TWIDDLE_DIRECT",
+            ),
+            (
                 "twiddle tree, window 3",
                 "-DG16_EMULATE_PTX -DG16_NTT_TWIDDLE_TREE -DG16_NTT_WINDOW=3",
             ),
