@@ -3,8 +3,9 @@
 //!
 //! `cargo run --release --features bellpepper --example prove -- [--log-n K] [--batch B]
 //! [--params-dir DIR] [--require-gpu]` (defaults: K = 16, B = 2, DIR = params-cache/). Params
-//! are generated once per K with bellperson and cached in DIR. `--require-gpu` fails unless the
-//! proofs run on the CUDA backend (scripts/prove-gpu.sh passes it).
+//! are generated once per K (bellperson's parameters, made by `common::setup`) and cached in
+//! DIR. `--require-gpu` fails unless the proofs run on the CUDA backend (scripts/prove-gpu.sh
+//! passes it).
 
 mod common;
 
