@@ -13,8 +13,8 @@
 //! [--sizes 16,20,22] [--big K] [--big-every M] [--witnesses P] [--params-dir DIR] [--generate-only]`
 //! (defaults: 1000 proofs, 2 workers, sizes 2^16, 2^20, 2^22, every 25th proof 2^24, 2
 //! witnesses per size). Params (bellperson's, made by `common::setup`) are generated per size
-//! and cached in DIR; the proofs verify against them (the check runs inside each call). `--generate-only` writes the
-//! params and stops.
+//! and cached in DIR; the proofs verify against them (the check runs inside each call).
+//! `--generate-only` writes the params and stops.
 
 mod common;
 
