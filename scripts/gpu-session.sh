@@ -6,10 +6,12 @@
 #            detached; returns at once (the fast setup: minutes for 2^24 on 16 cores)
 #   ab       the kernel A/B (every gpu_bench_* in the pack against gpu_bench) and sppark_bench
 #            (copied into the pack) in the same call, with the side-by-side table
-#   tests    every packed test binary, one at a time (some check the device's memory in use)
+#   tests    every packed test binary (or those in TESTS), one at a time (some check the
+#            device's memory in use); all of them take about 9 minutes, so split them in two calls
 #   sanitize compute-sanitizer over the GPU tests (GPU_SANITIZE_* as scripts/gpu-sanitize.sh)
 #   soak     waits for the params, then 1,000 proofs (SOAK_ARGS to change)
-# Budget each call: `ab` about 5 minutes for 8 builds, `tests` 4, `sanitize` 8-10, `soak` 3.
+# Budget each call: `ab` about 5 minutes for 8 builds, `tests` 9 (two calls), `sanitize` 8-10,
+# `soak` 3.
 set -uo pipefail
 pack=${1:?usage: gpu-session.sh PACK OUT params|ab|tests|sanitize|soak}
 out=${2:?usage: gpu-session.sh PACK OUT params|ab|tests|sanitize|soak}
@@ -38,7 +40,8 @@ ab)
     fi
     ;;
 tests)
-    bash "$here/gpu-run.sh" "$pack" "$out/tests"
+    # shellcheck disable=SC2086
+    bash "$here/gpu-run.sh" "$pack" "$out/tests" ${TESTS:-}
     ;;
 sanitize)
     bash "$here/gpu-sanitize.sh" "$pack" "$out/sanitize" "${SANITIZE_JOBS:-6}"
