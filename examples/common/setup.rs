@@ -14,6 +14,7 @@ use bellpepper_core::{
 use bellperson::groth16::{Parameters, VerifyingKey};
 use blstrs::{Bls12, G1Projective, G2Projective, Scalar};
 use ff::{BatchInvert, Field, PrimeField};
+use groth16_c2::backend::cpu::fft::scale_by_powers;
 use group::prime::{PrimeCurve, PrimeCurveAffine};
 use group::{Curve, Group};
 use rand_core::RngCore;
@@ -189,7 +190,7 @@ fn eval_at_tau(lagrange: &[Scalar], entries: &[(Scalar, usize)]) -> Scalar {
 /// L_j(tau) for the domain of `m` = 2^k points: (tau^m - 1) / m * w^j / (tau - w^j), the values
 /// bellperson gets from the inverse FFT of tau's powers.
 fn lagrange_at(tau: Scalar, m: usize, omega: Scalar) -> Vec<Scalar> {
-    let powers = powers(omega, m);
+    let powers = powers(Scalar::ONE, omega, m);
     let mut inv: Vec<Scalar> = powers.par_iter().map(|w| tau - w).collect();
     inv.par_chunks_mut(CHUNK).for_each(|c| {
         c.batch_invert();
@@ -203,16 +204,10 @@ fn lagrange_at(tau: Scalar, m: usize, omega: Scalar) -> Vec<Scalar> {
         .collect()
 }
 
-/// x^0, x^1, ..., x^(n-1), in parallel chunks.
-fn powers(x: Scalar, n: usize) -> Vec<Scalar> {
-    let mut out = vec![Scalar::ZERO; n];
-    out.par_chunks_mut(CHUNK).enumerate().for_each(|(k, c)| {
-        let mut p = x.pow_vartime([(k * CHUNK) as u64]);
-        for v in c {
-            *v = p;
-            p *= x;
-        }
-    });
+/// `first * x^i` for i < n, in parallel (the CPU backend's power scaling of ones).
+fn powers(first: Scalar, x: Scalar, n: usize) -> Vec<Scalar> {
+    let mut out = vec![Scalar::ONE; n];
+    scale_by_powers(&mut out, first, x);
     out
 }
 
@@ -307,10 +302,7 @@ pub fn generate_random_parameters<C: Circuit<Scalar>, R: RngCore>(
 
     // H: tau^i * (tau^m - 1) / delta for i < m - 1.
     let z_over_delta = (tau.pow_vartime([m as u64]) - Scalar::ONE) * delta_inv;
-    let h_scalars: Vec<Scalar> = powers(tau, m - 1)
-        .into_par_iter()
-        .map(|p| p * z_over_delta)
-        .collect();
+    let h_scalars = powers(z_over_delta, tau, m - 1);
     let mut h = vec![blstrs::G1Affine::identity(); m - 1];
     comb1.mul_all(&h_scalars, &mut h);
     drop(h_scalars);
