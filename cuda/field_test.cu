@@ -1,6 +1,7 @@
 // Test kernels for the field arithmetic: out[i] = op(a[i], b[i]) over Fr or Fp, so the host
 // tests can compare every operation of field.cuh with blstrs bit for bit.
 #include "internal.cuh"
+#include "fr52.cuh"
 #include "launcher.h"
 
 namespace g16 {
@@ -11,10 +12,21 @@ enum op_t {
   // a * b * b * ... (MUL_CHAIN_LEN products, each waiting for the one before): the
   // multiplication throughput benchmark, checkable against blstrs.
   OP_MUL_CHAIN,
+  // The same chain through fr52.cuh's FP64-limb product (Fr only): b prepared as a twiddle
+  // once, a converted in and out once, products fed back unreduced.
+  OP_MUL_CHAIN_F52,
   OP_COUNT
 };
 
 constexpr int MUL_CHAIN_LEN = 64;
+
+G16_HD fr_t mul_chain_f52(const fr_t& x, const fr_t& y) {
+  fr52 r = to_fr52(x);
+  const fr52 t = fr52_twiddle(y);
+  for (int k = 0; k < MUL_CHAIN_LEN; k++) r = mul52(r, t);
+  return from_fr52(r);
+}
+G16_HD fp_t mul_chain_f52(const fp_t& x, const fp_t&) { return x; }  // refused by launch()
 
 template <class F>
 G16_HD F apply(int op, const F& x, const F* b, size_t i) {
@@ -32,6 +44,7 @@ G16_HD F apply(int op, const F& x, const F* b, size_t i) {
       for (int k = 0; k < MUL_CHAIN_LEN; k++) r = r * y;
       return r;
     }
+    case OP_MUL_CHAIN_F52: return mul_chain_f52(x, b[i]);
     default: return x.inverse();  // OP_INV; 0 -> 0
   }
 }
@@ -49,8 +62,9 @@ __global__ void __launch_bounds__(256) test_op_kernel(int op, const F* a, const 
 template <class F>
 cudaError_t launch(int op, const F* a, const F* b, F* out, size_t n, cudaStream_t s) {
   if (op < 0 || op >= OP_COUNT) return cudaErrorInvalidValue;
+  if (op == OP_MUL_CHAIN_F52 && F::N != fr_t::N) return cudaErrorInvalidValue;  // Fr only
   if (n == 0) return cudaSuccess;
-  if (a == nullptr || out == nullptr || ((op <= OP_MUL || op == OP_MUL_CHAIN) && b == nullptr)) return cudaErrorInvalidValue;
+  if (a == nullptr || out == nullptr || ((op <= OP_MUL || op >= OP_MUL_CHAIN) && b == nullptr)) return cudaErrorInvalidValue;
   const unsigned threads = 256;
   const uint64_t want = (n + threads - 1) / threads;
   const unsigned blocks = (unsigned)(want < 4096 ? want : 4096);

@@ -19,6 +19,9 @@
 //   w_max^e = hi[e >> b] * lo[e & (2^b-1)] for the between-pass twiddles.
 // Size: 32 * 2 * (2^(kl-1) + 2^b + 2^(lg_max-b)) bytes (1.56 MiB for lg_max = 27).
 #include "internal.cuh"
+#if defined(G16_NTT_F64)
+#include "fr52.cuh"
+#endif
 
 namespace g16 {
 namespace ntt_detail {
@@ -46,7 +49,13 @@ struct table_layout {
   G16_HD uint64_t lt(bool inv) const { return inv ? lt_len : 0; }
   G16_HD uint64_t lo(bool inv) const { return 2 * lt_len + (inv ? lo_len + hi_len : 0); }
   G16_HD uint64_t hi(bool inv) const { return lo(inv) + lo_len; }
+#if defined(G16_NTT_F64)
+  // 16 lt[x] after the rest: the multipliers of fr52.cuh's product (G16_NTT_F64).
+  G16_HD uint64_t lt16(bool inv) const { return 2 * (lt_len + lo_len + hi_len) + (inv ? lt_len : 0); }
+  G16_HD uint64_t total() const { return 2 * (2 * lt_len + lo_len + hi_len); }
+#else
   G16_HD uint64_t total() const { return 2 * (lt_len + lo_len + hi_len); }
+#endif
 };
 
 struct table_init_args {
@@ -61,6 +70,10 @@ G16_HD void table_entry(const table_init_args& a, uint64_t idx) {
   bool inv;
   uint32_t squarings;
   uint64_t x;
+#if defined(G16_NTT_F64)
+  const bool times16 = idx >= L.lt16(false);
+  if (times16) idx -= L.lt16(false);  // the matching lt entry, times 16 below
+#endif
   if (idx < 2 * L.lt_len) {
     inv = idx >= L.lt_len;
     x = idx - (inv ? L.lt_len : 0);
@@ -80,6 +93,14 @@ G16_HD void table_entry(const table_init_args& a, uint64_t idx) {
   fr_t base;
   for (int i = 0; i < 8; i++) base.v[i] = inv ? a.omega_inv.v[i] : a.omega.v[i];
   for (uint32_t i = 0; i < squarings; i++) base = base.sqr();
+#if defined(G16_NTT_F64)
+  if (times16) {
+    fr_t y = base.pow(x);
+    for (int i = 0; i < 4; i++) y = y + y;
+    st_fr(a.table + L.lt16(false) + idx, y);
+    return;
+  }
+#endif
   st_fr(a.table + idx, base.pow(x));
 }
 
@@ -89,6 +110,9 @@ struct pass_args {
   const fr_t* lt;     // lt[x] = w_{2^kl}^x
   const fr_t* tw_lo;  // w_max^x
   const fr_t* tw_hi;  // w_max^(x 2^b)
+#if defined(G16_NTT_F64)
+  const fr_t* lt16;   // 16 lt[x]
+#endif
   uint32_t lo;        // lowest index bit of the pass
   uint32_t c;         // log2 of lines per block
   uint32_t kl;        // log2 of the order of lt's root
@@ -272,6 +296,11 @@ G16_UNROLL
 #endif
   }
 
+  G16_HD static fr_t times(const fr_t& y, const fr_t& tw) { return y * tw; }
+#if defined(G16_NTT_F64)
+  G16_HD static fr_t times(const fr_t& y, const fr52& tw) { return from_fr52(mul52(to_fr52(y), tw)); }
+#endif
+
   // Radix-2 layer S on the thread's elements (window bit BB = S - L0). Butterflies are grouped
   // by twiddle so that only one twiddle is live at a time (register pressure).
   template <int S, int L0>
@@ -280,11 +309,20 @@ G16_UNROLL
     constexpr int NLOW = 1 << BB;
 G16_UNROLL
     for (int ml = 0; ml < NLOW; ml++) {
+#if defined(G16_NTT_F64)
+      // The layer's products on the FP64 pipe (fr52.cuh), from 16 lt[x].
+      fr52 tw = {};
+      if constexpr (S > 0) {
+        const uint32_t tm = (ut & ((1u << L0) - 1)) | (uint32_t(ml) << L0);
+        tw = to_fr52(ldg_fr(a.lt16 + (tm << (a.kl - 1 - S))));
+      }
+#else
       fr_t tw = fr_t::one();  // unused when S == 0 (that layer's twiddle is 1)
       if constexpr (S > 0) {
         const uint32_t tm = (ut & ((1u << L0) - 1)) | (uint32_t(ml) << L0);
         tw = ldg_fr(a.lt + (tm << (a.kl - 1 - S)));
       }
+#endif
 G16_UNROLL
       for (int mh = 0; mh < E / (2 * NLOW); mh++) {
         const int m = mh * 2 * NLOW + ml;  // bit BB clear, low bits = ml
@@ -292,14 +330,14 @@ G16_UNROLL
         if (DIT) {
           const fr_t X = x[m];
           fr_t Y = x[m2];
-          if constexpr (S > 0) Y = Y * tw;
+          if constexpr (S > 0) Y = times(Y, tw);
           x[m] = X + Y;
           x[m2] = X - Y;
         } else {
           const fr_t X = x[m], Y = x[m2];
           x[m] = X + Y;
           x[m2] = X - Y;
-          if constexpr (S > 0) x[m2] = x[m2] * tw;
+          if constexpr (S > 0) x[m2] = times(x[m2], tw);
         }
       }
     }
@@ -405,6 +443,9 @@ cudaError_t run_passes(fr_t* data, uint32_t lg_n, bool inverse, bool dit, const 
     a.lt = table + lay.lt(inverse);
     a.tw_lo = table + lay.lo(inverse);
     a.tw_hi = table + lay.hi(inverse);
+#if defined(G16_NTT_F64)
+    a.lt16 = table + lay.lt16(inverse);
+#endif
     a.lo = plan[i].lo;
     a.c = plan[i].c;
     a.kl = lay.kl;

@@ -54,6 +54,13 @@ unsafe impl Sync for Size {}
 #[derive(Clone, Copy, Debug)]
 struct Snapshot {
     rss_mib: f64,
+    /// Where RSS growth would come from: anonymous and file pages, glibc's live allocations
+    /// (arenas and mmapped chunks), what its arenas keep free, and the process's threads.
+    rss_anon_mib: f64,
+    rss_file_mib: f64,
+    malloc_live_mib: f64,
+    malloc_free_mib: f64,
+    threads: u64,
     vram_mib: Option<f64>,
     device_used_mib: Option<f64>,
     page_locked_mib: Option<f64>,
@@ -76,14 +83,45 @@ fn snapshot() -> Snapshot {
     let (mut reserved, mut peak) = (0, 0);
     // SAFETY: two writable u64s.
     unsafe { ffi::groth16_c2_host_memory_in_use(&mut reserved, &mut peak) };
+    let (malloc_live_mib, malloc_free_mib) = malloc_mib();
     Snapshot {
         rss_mib: proc_status_kib("VmRSS") as f64 / 1024.0,
+        rss_anon_mib: proc_status_kib("RssAnon") as f64 / 1024.0,
+        rss_file_mib: proc_status_kib("RssFile") as f64 / 1024.0,
+        malloc_live_mib,
+        malloc_free_mib,
+        threads: proc_status_kib("Threads"),
         vram_mib: groth16_c2::gpu_memory().map(|(now, _)| mib(now)),
         device_used_mib: groth16_c2::device_memory_info(0).map(|(free, total)| mib(total - free)),
         page_locked_mib: groth16_c2::page_locked_memory().map(mib),
         staging_pool: groth16_c2::staging_pool(),
         reserved,
     }
+}
+
+/// glibc's live allocations and the free memory its arenas keep, in MiB (zero elsewhere).
+fn malloc_mib() -> (f64, f64) {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        // SAFETY: mallinfo2 only reads the allocator's counters.
+        let m = unsafe { libc::mallinfo2() };
+        (mib(m.uordblks + m.hblkhd), mib(m.fordblks))
+    }
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    (0.0, 0.0)
+}
+
+/// The breakdown of a snapshot's RSS, one line under `show`'s.
+fn show_memory(s: &Snapshot) {
+    println!(
+        "{:<10} anon {:>8.1} MiB | file {:>8.1} MiB | malloc live {:>8.1} MiB | malloc free {:>7.1} MiB | threads {}",
+        "",
+        s.rss_anon_mib,
+        s.rss_file_mib,
+        s.malloc_live_mib,
+        s.malloc_free_mib,
+        s.threads
+    );
 }
 
 fn show(label: &str, s: &Snapshot) {
@@ -230,6 +268,7 @@ fn main() {
     let counters_before = counters();
     let before = snapshot();
     show("before", &before);
+    show_memory(&before);
 
     // Two halves with a snapshot between them: a leak grows RSS in both, while memory the
     // allocator or the driver keeps after its first use shows in the first half only.
@@ -277,10 +316,12 @@ fn main() {
     run_half(0, proofs / 2);
     let middle = snapshot();
     show("middle", &middle);
+    show_memory(&middle);
     run_half(proofs / 2, proofs);
     let counters_after = counters();
     let after = snapshot();
     show("after", &after);
+    show_memory(&after);
 
     println!("\n| size | proofs | median ms per call | max ms |");
     println!("|---|---|---|---|");
@@ -321,6 +362,17 @@ fn main() {
     println!(
         "RSS outside page-locked memory: {first:+.1} MiB over the first half, {second:+.1} MiB \
          over the second"
+    );
+    let growth = |f: fn(&Snapshot) -> f64| (f(&middle) - f(&before), f(&after) - f(&middle));
+    let (live, anon, file) = (
+        growth(|s| s.malloc_live_mib),
+        growth(|s| s.rss_anon_mib),
+        growth(|s| s.rss_file_mib),
+    );
+    println!(
+        "of which glibc's live allocations {:+.1} / {:+.1} MiB, anonymous pages {:+.1} / {:+.1}, \
+         file pages {:+.1} / {:+.1} (first half / second)",
+        live.0, live.1, anon.0, anon.1, file.0, file.1
     );
     if second > RSS_SLACK_MIB || first + second > 2.0 * RSS_SLACK_MIB {
         problems.push(format!(

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # scripts/sass-mix.sh [FLAGS ...]: what the kernels cost in machine code, without a GPU. For each
 # set of nvcc flags given (one argument each, e.g. "" "-DG16_FR_SPECIAL_REDUCTION"), compiles
-# the field product for sm_90 and prints its SASS instruction mix (IMAD.HI and IMAD.WIDE take
-# the IMAD pipe twice as long as IMAD on Hopper), then the NTT pass kernels' spills (ptxas -v).
+# the field products for sm_90 (Fr, Fp, and Fr's FP64-limb product) and prints their SASS
+# instruction mix (IMAD.HI and IMAD.WIDE take the IMAD pipe twice as long as IMAD on Hopper),
+# then the NTT pass kernels' spills (ptxas -v).
 # Installs cuobjdump and nvdisasm from PyPI into .cuda-venv the first time (nvcc's wheels lack
 # them); scripts/install-cuda.sh must have run.
 set -euo pipefail
@@ -21,10 +22,11 @@ export PATH="$PWD/$bin:$PATH" NVDISASM_PATH="$PWD/$bin"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cat >"$work/probe.cu" <<'CU'
-#include "bls12_381.cuh"
+#include "fr52.cuh"
 using namespace g16;
 __global__ void fr_mul(const fr_t* a, const fr_t* b, fr_t* o) { int i = threadIdx.x; o[i] = a[i] * b[i]; }
 __global__ void fp_mul(const fp_t* a, const fp_t* b, fp_t* o) { int i = threadIdx.x; o[i] = a[i] * b[i]; }
+__global__ void fr52_mul(const fr52* a, const fr52* b, fr52* o) { int i = threadIdx.x; o[i] = mul52(a[i], b[i]); }
 CU
 [ $# -gt 0 ] || set -- ""
 for flags in "$@"; do
@@ -38,6 +40,11 @@ for flags in "$@"; do
         printf '%s: %d instructions, IMAD %d (of them IMAD.HI %d, IMAD.WIDE %d), IADD3 %d\n' "$fn" \
             "$(c '^ +/\*[0-9a-f]{4}\*/')" "$(c 'IMAD')" "$(c 'IMAD\.HI')" "$(c 'IMAD\.WIDE')" "$(c 'IADD3')"
     done
+    # The FP64-limb product (cuda/fr52.cuh): FP64 instructions take the FP64 pipe, not IMAD's.
+    awk '/Function : .*fr52_mul/{p=1;next} /Function :/{p=0} p' "$work/probe.sass" >"$work/fr52.s"
+    c() { grep -cE "$1" "$work/fr52.s" || true; }
+    printf 'fr52_mul: %d instructions, DFMA %d, DADD %d, IADD3 %d, IMAD %d, LOP3 %d\n' \
+        "$(c '^ +/\*[0-9a-f]{4}\*/')" "$(c 'DFMA')" "$(c 'DADD')" "$(c 'IADD3')" "$(c 'IMAD')" "$(c 'LOP3')"
     # shellcheck disable=SC2086
     nvcc -std=c++17 -O3 -arch=sm_90 -cubin -Xptxas -v -Icuda $flags -o "$work/ntt.cubin" cuda/ntt.cu 2>&1 |
         awk '/Compiling entry function .*ntt_pass_kernelILi9/{getline; getline; sub(/^ptxas info *: */, ""); print "ntt pass (9 bits): " $0}'

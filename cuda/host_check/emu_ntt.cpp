@@ -41,6 +41,10 @@ void emu_ntt(std::vector<fr_t>& d, uint32_t L, bool inv, bool dit, const std::ve
   pass_plan plan[8]; uint32_t np = make_plan(L, dit, plan);
   for (uint32_t i=0;i<np;i++) {
     pass_args a; a.data=d.data(); a.lt=table.data()+lay.lt(inv); a.tw_lo=table.data()+lay.lo(inv); a.tw_hi=table.data()+lay.hi(inv);
+#if defined(G16_NTT_F64)
+    a.lt16=table.data()+lay.lt16(inv);
+#endif
+   
     a.lo=plan[i].lo; a.c=plan[i].c; a.kl=lay.kl; a.b=lay.b; a.tw_shift=lg_max-plan[i].lo-plan[i].k;
     if (dit) emu_dispatch<true>(a, plan[i]); else emu_dispatch<false>(a, plan[i]);
   }

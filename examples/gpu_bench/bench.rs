@@ -298,6 +298,8 @@ fn ntt_variant(
 
 /// Measured 32-bit IMAD rate of the H200 machine (low halves; IMAD.HI issues at half of it).
 const IMAD_PER_S: f64 = 16.7e12;
+/// The H200's FP64 instruction rate per lane (34 TFLOPS of FP64 vector fma, NVIDIA's figure).
+const FP64_PER_S: f64 = 17e12;
 
 /// Multiplication throughput per field (`--field`): chains of dependent Montgomery products
 /// (`FieldOp::MulChain`) over many elements, against the IMAD ceiling of one product (2N^2
@@ -309,8 +311,35 @@ fn field_section(runs: usize) {
         "\n{:<6} {:>10} {:>14} {:>16} {:>10}",
         "field", "elements", "G mul/s", "ceiling G mul/s", "of ceiling"
     );
-    field_row::<Scalar>("Fr", 8, false, 1 << 24, runs);
-    field_row::<blstrs::Fp>("Fp", 12, true, 1 << 23, runs);
+    use groth16_c2::backend::cuda::kernels::FieldOp;
+    let imad_ceiling = |limbs: usize| IMAD_PER_S / (6.0 * (limbs * limbs) as f64) / 1e9;
+    field_row::<Scalar>(
+        "Fr",
+        false,
+        FieldOp::MulChain,
+        imad_ceiling(8),
+        1 << 24,
+        runs,
+    );
+    // Fr through the FP64 pipe (cuda/fr52.cuh): its ceiling is the FP64 rate over the product's
+    // FP64 instructions (105 DFMA + 65 DADD in its sm_90 SASS).
+    let f64_ceiling = FP64_PER_S / 170.0 / 1e9;
+    field_row::<Scalar>(
+        "Fr_f64",
+        false,
+        FieldOp::MulChainF64,
+        f64_ceiling,
+        1 << 24,
+        runs,
+    );
+    field_row::<blstrs::Fp>(
+        "Fp",
+        true,
+        FieldOp::MulChain,
+        imad_ceiling(12),
+        1 << 23,
+        runs,
+    );
 }
 
 #[cfg(not(feature = "gpu-test-kernels"))]
@@ -321,9 +350,16 @@ fn field_section(_runs: usize) {
 }
 
 #[cfg(feature = "gpu-test-kernels")]
-fn field_row<F: Field>(name: &str, limbs: usize, fp: bool, n: usize, runs: usize) {
-    use groth16_c2::backend::cuda::kernels::{field_op, FieldOp, MUL_CHAIN_LEN};
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(limbs as u64);
+fn field_row<F: Field>(
+    name: &str,
+    fp: bool,
+    op: groth16_c2::backend::cuda::kernels::FieldOp,
+    ceiling: f64,
+    n: usize,
+    runs: usize,
+) {
+    use groth16_c2::backend::cuda::kernels::{field_op, MUL_CHAIN_LEN};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(if fp { 12 } else { 8 });
     let check = 64;
     // Random operands where the results are checked, a constant elsewhere (fast to make).
     let mut operands = || -> Vec<F> {
@@ -346,7 +382,7 @@ fn field_row<F: Field>(name: &str, limbs: usize, fp: bool, n: usize, runs: usize
     db.upload_async(&b, &stream).unwrap();
     stream.synchronize().unwrap();
     let ms = time(runs.max(3), || {
-        field_op(fp, FieldOp::MulChain, &da, &db, &mut out, &stream).unwrap();
+        field_op(fp, op, &da, &db, &mut out, &stream).unwrap();
         stream.synchronize().unwrap();
     });
     let mut got = vec![F::ZERO; n];
@@ -357,7 +393,6 @@ fn field_row<F: Field>(name: &str, limbs: usize, fp: bool, n: usize, runs: usize
         assert!(got[i] == want, "{name}: element {i} differs from blstrs");
     }
     let rate = n as f64 * MUL_CHAIN_LEN as f64 / (ms / 1e3) / 1e9;
-    let ceiling = IMAD_PER_S / (6.0 * (limbs * limbs) as f64) / 1e9;
     println!(
         "{name:<6} {n:>10} {rate:>14.2} {ceiling:>16.2} {:>9.0}%",
         100.0 * rate / ceiling

@@ -147,6 +147,8 @@ pub enum FieldOp {
     /// `a * b^MUL_CHAIN_LEN / R^MUL_CHAIN_LEN`: that many dependent products per element (the
     /// multiplication benchmark).
     MulChain = 8,
+    /// The same chain through the FP64-limb product of `cuda/fr52.cuh` (Fr only).
+    MulChainF64 = 9,
 }
 
 /// Products per element of [`FieldOp::MulChain`] (`MUL_CHAIN_LEN` in `cuda/field_test.cu`).
