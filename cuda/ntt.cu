@@ -20,7 +20,7 @@
 // Size: 32 * 2 * (2^(kl-1) + 2^b + 2^(lg_max-b)) bytes (1.56 MiB for lg_max = 27).
 #include "internal.cuh"
 #if defined(G16_NTT_F64)
-#include "fr52.cuh"
+#include "mont52.cuh"
 #endif
 
 namespace g16 {
@@ -50,7 +50,7 @@ struct table_layout {
   G16_HD uint64_t lo(bool inv) const { return 2 * lt_len + (inv ? lo_len + hi_len : 0); }
   G16_HD uint64_t hi(bool inv) const { return lo(inv) + lo_len; }
 #if defined(G16_NTT_F64)
-  // 16 lt[x] after the rest: the multipliers of fr52.cuh's product (G16_NTT_F64).
+  // 16 lt[x] after the rest: the multipliers of mont52.cuh's Fr product (G16_NTT_F64).
   G16_HD uint64_t lt16(bool inv) const { return 2 * (lt_len + lo_len + hi_len) + (inv ? lt_len : 0); }
   G16_HD uint64_t total() const { return 2 * (2 * lt_len + lo_len + hi_len); }
 #else
@@ -310,7 +310,7 @@ G16_UNROLL
 G16_UNROLL
     for (int ml = 0; ml < NLOW; ml++) {
 #if defined(G16_NTT_F64)
-      // The layer's products on the FP64 pipe (fr52.cuh), from 16 lt[x].
+      // The layer's products on the FP64 pipe (mont52.cuh), from 16 lt[x].
       fr52 tw = {};
       if constexpr (S > 0) {
         const uint32_t tm = (ut & ((1u << L0) - 1)) | (uint32_t(ml) << L0);

@@ -4,7 +4,7 @@
 # with GPU_PACK_EXTRA="path=gpu_bench_<name>"), ROUNDS times each, interleaved (A B C A B C ...)
 # so drift of clocks or temperature hits every build alike, with the same arguments. Then prints
 # one table of the medians of their `RESULT` lines, each build's ratio to the baseline (a
-# time below 1.00 is faster; a rate above 1.00 is faster). Logs in LOG_DIR.
+# time below 1.00 is faster; a rate above 1.00 is faster), after every round. Logs in LOG_DIR.
 # GPU_AB_ONLY="eo sqr" limits the run to the baseline and gpu_bench_eo, gpu_bench_sqr.
 set -uo pipefail
 pack=${1:?usage: gpu-ab.sh PACK_DIR LOG_DIR ROUNDS -- ARGS...}
@@ -25,18 +25,8 @@ for b in "$bin"/examples/gpu_bench "$bin"/examples/gpu_bench_*; do
     builds+=("$b")
 done
 [ ${#builds[@]} -gt 0 ] || { echo "gpu-ab: no gpu_bench in $pack" >&2; exit 1; }
-failed=0
-for r in $(seq 1 "$rounds"); do
-    for b in "${builds[@]}"; do
-        name=$(basename "$b")
-        if ! "$b" "$@" >"$logs/$name.round$r.log" 2>&1; then
-            echo "gpu-ab: $name round $r failed:" >&2
-            tail -5 "$logs/$name.round$r.log" >&2
-            failed=1
-        fi
-    done
-done
-python3 - "$logs" "${builds[@]}" <<'PY'
+table() {
+    python3 - "$logs" "${builds[@]}" <<'PY'
 import os, statistics, sys
 logs, builds = sys.argv[1], [os.path.basename(b) for b in sys.argv[2:]]
 values = {}  # (what, size, unit) -> build -> [values]
@@ -59,4 +49,20 @@ for key in sorted(values):
     ratios = [f"{med[b] / base:.3f}" if b in med and base else "-" for b in builds[1:]]
     print("| " + " | ".join(list(key) + cells + ratios) + " |")
 PY
+}
+# The table after every round, so a call cut short by its time limit still shows the rounds
+# that finished.
+failed=0
+for r in $(seq 1 "$rounds"); do
+    for b in "${builds[@]}"; do
+        name=$(basename "$b")
+        if ! "$b" "$@" >"$logs/$name.round$r.log" 2>&1; then
+            echo "gpu-ab: $name round $r failed:" >&2
+            tail -5 "$logs/$name.round$r.log" >&2
+            failed=1
+        fi
+    done
+    echo "gpu-ab: after round $r of $rounds"
+    table
+done
 exit $failed

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scripts/sass-mix.sh [FLAGS ...]: what the kernels cost in machine code, without a GPU. For each
 # set of nvcc flags given (one argument each, e.g. "" "-DG16_FR_SPECIAL_REDUCTION"), compiles
-# the field products for sm_90 (Fr, Fp, and Fr's FP64-limb product) and prints their SASS
+# the field products for sm_90 (Fr, Fp, and their FP64-limb products) and prints their SASS
 # instruction mix (IMAD.HI and IMAD.WIDE take the IMAD pipe twice as long as IMAD on Hopper),
 # then the NTT pass kernels' spills (ptxas -v).
 # Installs cuobjdump and nvdisasm from PyPI into .cuda-venv the first time (nvcc's wheels lack
@@ -22,11 +22,12 @@ export PATH="$PWD/$bin:$PATH" NVDISASM_PATH="$PWD/$bin"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cat >"$work/probe.cu" <<'CU'
-#include "fr52.cuh"
+#include "mont52.cuh"
 using namespace g16;
 __global__ void fr_mul(const fr_t* a, const fr_t* b, fr_t* o) { int i = threadIdx.x; o[i] = a[i] * b[i]; }
 __global__ void fp_mul(const fp_t* a, const fp_t* b, fp_t* o) { int i = threadIdx.x; o[i] = a[i] * b[i]; }
 __global__ void fr52_mul(const fr52* a, const fr52* b, fr52* o) { int i = threadIdx.x; o[i] = mul52(a[i], b[i]); }
+__global__ void fp52_mul(const fp52* a, const fp52* b, fp52* o) { int i = threadIdx.x; o[i] = mul52(a[i], b[i]); }
 CU
 [ $# -gt 0 ] || set -- ""
 for flags in "$@"; do
@@ -40,11 +41,13 @@ for flags in "$@"; do
         printf '%s: %d instructions, IMAD %d (of them IMAD.HI %d, IMAD.WIDE %d), IADD3 %d\n' "$fn" \
             "$(c '^ +/\*[0-9a-f]{4}\*/')" "$(c 'IMAD')" "$(c 'IMAD\.HI')" "$(c 'IMAD\.WIDE')" "$(c 'IADD3')"
     done
-    # The FP64-limb product (cuda/fr52.cuh): FP64 instructions take the FP64 pipe, not IMAD's.
-    awk '/Function : .*fr52_mul/{p=1;next} /Function :/{p=0} p' "$work/probe.sass" >"$work/fr52.s"
-    c() { grep -cE "$1" "$work/fr52.s" || true; }
-    printf 'fr52_mul: %d instructions, DFMA %d, DADD %d, IADD3 %d, IMAD %d, LOP3 %d\n' \
-        "$(c '^ +/\*[0-9a-f]{4}\*/')" "$(c 'DFMA')" "$(c 'DADD')" "$(c 'IADD3')" "$(c 'IMAD')" "$(c 'LOP3')"
+    # The FP64-limb products (cuda/mont52.cuh): FP64 instructions take the FP64 pipe, not IMAD's.
+    for fn in fr52_mul fp52_mul; do
+        awk "/Function : .*$fn/{p=1;next} /Function :/{p=0} p" "$work/probe.sass" >"$work/$fn.s"
+        c() { grep -cE "$1" "$work/$fn.s" || true; }
+        printf '%s: %d instructions, DFMA %d, DADD %d, IADD3 %d, IMAD %d, LOP3 %d\n' "$fn" \
+            "$(c '^ +/\*[0-9a-f]{4}\*/')" "$(c 'DFMA')" "$(c 'DADD')" "$(c 'IADD3')" "$(c 'IMAD')" "$(c 'LOP3')"
+    done
     # shellcheck disable=SC2086
     nvcc -std=c++17 -O3 -arch=sm_90 -cubin -Xptxas -v -Icuda $flags -o "$work/ntt.cubin" cuda/ntt.cu 2>&1 |
         awk '/Compiling entry function .*ntt_pass_kernelILi9/{getline; getline; sub(/^ptxas info *: */, ""); print "ntt pass (9 bits): " $0}'

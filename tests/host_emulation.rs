@@ -339,24 +339,29 @@ fn h_kernels_match_direct_formulas() {
     run_self_check("emu_hpoly.cpp", &[], &[]);
 }
 
-/// The FP64-limb Fr product of `cuda/fr52.cuh` (limb products split by fused multiply-adds, R =
-/// 2^260, twiddles prepared as 16 y) against blstrs: the round trip through the limbs, one
-/// product, three products fed back unreduced, and an input between p and 2p, on the edge and
-/// random operands of the other field checks.
+/// The FP64-limb products of `cuda/mont52.cuh` (limb products split by fused multiply-adds,
+/// Fr with R = 2^260, Fp with R = 2^416, multipliers prepared by `prepare52`) against blstrs:
+/// the round trip through the limbs, one product, three products fed back unreduced, and an
+/// input between p and 2p, on the edge and random operands of the other field checks.
 #[test]
-fn fp64_limb_product_matches_blstrs() {
+fn fp64_limb_products_match_blstrs() {
     let Some(cxx) = cxx() else {
         eprintln!("SKIP host_emulation: no C++ compiler (set CXX)");
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let program = build(&cxx, "fr52_check.cpp", "", dir.path(), "fr52_check");
-    let cases = pairs::<Scalar>(0xF52);
-    let mut input = format!("0 {}\n", cases.len());
+    let program = build(&cxx, "mont52_check.cpp", "", dir.path(), "mont52_check");
+    check_m52::<Scalar>(&program);
+    check_m52::<Fp>(&program);
+}
+
+fn check_m52<F: TestField>(program: &Path) {
+    let cases = pairs::<F>(0xF52 + F::WHICH as u64);
+    let mut input = format!("{} {}\n", F::WHICH, cases.len());
     for (a, b) in &cases {
         input += &format!("{} {}\n", a.hex(), b.hex());
     }
-    let mut child = Command::new(&program)
+    let mut child = Command::new(program)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
@@ -365,24 +370,25 @@ fn fp64_limb_product_matches_blstrs() {
     let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
     let out = child.wait_with_output().unwrap();
     writer.join().unwrap().unwrap();
-    assert!(out.status.success(), "fr52_check failed");
+    assert!(out.status.success(), "mont52_check failed");
     let text = String::from_utf8(out.stdout).unwrap();
     let got: Vec<&str> = text.split_whitespace().collect();
     assert_eq!(got.len(), cases.len() * 4, "output count");
-    let r_inv = Scalar::r().invert().unwrap();
+    let r_inv = F::r().invert().unwrap();
     let mut bad = Vec::new();
     for (k, (a, b)) in cases.iter().enumerate() {
         let ab = *a * b * r_inv;
         let want = [*a, ab, ab * (*b * r_inv).square(), ab];
         for (o, w) in want.iter().enumerate() {
-            if Scalar::from_hex(got[k * 4 + o]) != *w {
+            if F::from_hex(got[k * 4 + o]) != *w {
                 bad.push(format!("output {o} of ({}, {})", a.hex(), b.hex()));
             }
         }
     }
     assert!(
         bad.is_empty(),
-        "{} wrong results, first: {:?}",
+        "field {}: {} wrong results, first: {:?}",
+        F::WHICH,
         bad.len(),
         &bad[..bad.len().min(5)]
     );

@@ -321,14 +321,14 @@ fn field_section(runs: usize) {
         1 << 24,
         runs,
     );
-    // Fr through the FP64 pipe (cuda/fr52.cuh): its ceiling is the FP64 rate over the product's
-    // FP64 instructions (105 DFMA + 65 DADD in its sm_90 SASS).
-    let f64_ceiling = FP64_PER_S / 170.0 / 1e9;
+    // Through the FP64 pipe (cuda/mont52.cuh): the ceiling is the FP64 rate over the product's
+    // FP64 instructions in its sm_90 SASS (Fr 105 DFMA + 65 DADD, Fp 264 + 152).
+    let f64_ceiling = |fp64_instructions: f64| FP64_PER_S / fp64_instructions / 1e9;
     field_row::<Scalar>(
         "Fr_f64",
         false,
         FieldOp::MulChainF64,
-        f64_ceiling,
+        f64_ceiling(170.0),
         1 << 24,
         runs,
     );
@@ -337,6 +337,14 @@ fn field_section(runs: usize) {
         true,
         FieldOp::MulChain,
         imad_ceiling(12),
+        1 << 23,
+        runs,
+    );
+    field_row::<blstrs::Fp>(
+        "Fp_f64",
+        true,
+        FieldOp::MulChainF64,
+        f64_ceiling(416.0),
         1 << 23,
         runs,
     );

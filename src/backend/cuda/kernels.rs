@@ -147,7 +147,7 @@ pub enum FieldOp {
     /// `a * b^MUL_CHAIN_LEN / R^MUL_CHAIN_LEN`: that many dependent products per element (the
     /// multiplication benchmark).
     MulChain = 8,
-    /// The same chain through the FP64-limb product of `cuda/fr52.cuh` (Fr only).
+    /// The same chain through the FP64-limb products of `cuda/mont52.cuh`.
     MulChainF64 = 9,
 }
 
