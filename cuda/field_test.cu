@@ -15,6 +15,10 @@ enum op_t {
   // The same chain through mont52.cuh's FP64-limb product: b prepared once, a converted in
   // and out once, products fed back unreduced.
   OP_MUL_CHAIN_F52,
+  // Both chains side by side in each thread (integer and FP64-limb, MUL_CHAIN_LEN products
+  // each, independent): whether the IMAD and FP64 pipes add up. Returns their common result
+  // (zero if they differ), so both are computed and the result is checkable.
+  OP_MUL_CHAIN_MIXED,
   OP_COUNT
 };
 
@@ -27,8 +31,21 @@ G16_HD typename P::field mul_chain_m52(const typename P::field& x, const typenam
   for (int k = 0; k < MUL_CHAIN_LEN; k++) r = mul52(r, t);
   return from_m52<P>(r);
 }
+template <class P>
+G16_HD typename P::field mul_chain_mixed(const typename P::field& x, const typename P::field& y) {
+  typename P::field r = x;
+  m52<P> q = to_m52<P>(x);
+  const m52<P> t = prepare52<P>(y);
+  for (int k = 0; k < MUL_CHAIN_LEN; k++) {
+    r = r * y;
+    q = mul52(q, t);
+  }
+  return r == from_m52<P>(q) ? r : P::field::zero();
+}
 G16_HD fr_t mul_chain_f52(const fr_t& x, const fr_t& y) { return mul_chain_m52<fr52_params>(x, y); }
 G16_HD fp_t mul_chain_f52(const fp_t& x, const fp_t& y) { return mul_chain_m52<fp52_params>(x, y); }
+G16_HD fr_t mul_chain_mixed(const fr_t& x, const fr_t& y) { return mul_chain_mixed<fr52_params>(x, y); }
+G16_HD fp_t mul_chain_mixed(const fp_t& x, const fp_t& y) { return mul_chain_mixed<fp52_params>(x, y); }
 
 template <class F>
 G16_HD F apply(int op, const F& x, const F* b, size_t i) {
@@ -47,6 +64,7 @@ G16_HD F apply(int op, const F& x, const F* b, size_t i) {
       return r;
     }
     case OP_MUL_CHAIN_F52: return mul_chain_f52(x, b[i]);
+    case OP_MUL_CHAIN_MIXED: return mul_chain_mixed(x, b[i]);
     default: return x.inverse();  // OP_INV; 0 -> 0
   }
 }

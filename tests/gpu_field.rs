@@ -115,6 +115,9 @@ fn fr_ops_match_blstrs() {
     check::<_, 4>(false, "Fr", &a, &b, FieldOp::MulChainF64, |x, y| {
         *x * y.pow_vartime([MUL_CHAIN_LEN])
     });
+    check::<_, 4>(false, "Fr", &a, &b, FieldOp::MulChainMixed, |x, y| {
+        *x * y.pow_vartime([MUL_CHAIN_LEN])
+    });
     check::<_, 4>(false, "Fr", &a, &b, FieldOp::Sqr, |x, _| x.square());
     check::<_, 4>(false, "Fr", &a, &b, FieldOp::Neg, |x, _| -*x);
     check::<_, 4>(false, "Fr", &a, &b, FieldOp::Inverse, |x, _| {
@@ -151,6 +154,9 @@ fn fp_ops_match_blstrs() {
         *x * y.pow_vartime([MUL_CHAIN_LEN])
     });
     check::<_, 6>(true, "Fp", &a, &b, FieldOp::MulChainF64, |x, y| {
+        *x * y.pow_vartime([MUL_CHAIN_LEN])
+    });
+    check::<_, 6>(true, "Fp", &a, &b, FieldOp::MulChainMixed, |x, y| {
         *x * y.pow_vartime([MUL_CHAIN_LEN])
     });
     check::<_, 6>(true, "Fp", &a, &b, FieldOp::Sqr, |x, _| x.square());

@@ -149,6 +149,8 @@ pub enum FieldOp {
     MulChain = 8,
     /// The same chain through the FP64-limb products of `cuda/mont52.cuh`.
     MulChainF64 = 9,
+    /// Both chains side by side in each thread (twice the products; the same result).
+    MulChainMixed = 10,
 }
 
 /// Products per element of [`FieldOp::MulChain`] (`MUL_CHAIN_LEN` in `cuda/field_test.cu`).
