@@ -11,7 +11,7 @@
 namespace g16 {
 
 // Selects limb i of a constant; i is a compile-time constant at every call, so this folds to an
-// immediate operand.
+// immediate operand. (mont52.cuh uses it too.)
 #define G16_LIMB(i, ...)                                   \
   do {                                                     \
     constexpr uint32_t k_[] = {__VA_ARGS__};               \
@@ -61,8 +61,6 @@ struct fp_params {
              0xf38512bf, 0x64774b84, 0x434bacd7, 0x4b1ba7b6, 0x397fe69a, 0x1a0111ea);
   }
 };
-
-#undef G16_LIMB
 
 typedef mont_t<fr_params> fr_t;
 typedef mont_t<fp_params> fp_t;

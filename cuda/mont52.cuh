@@ -27,12 +27,6 @@
 
 namespace g16 {
 
-#define G16_LIMB52(i, ...)                                 \
-  do {                                                     \
-    constexpr uint32_t k_[] = {__VA_ARGS__};               \
-    return k_[i];                                          \
-  } while (0)
-
 // Fr: p in 52-bit limbs, -p^-1 mod 2^52, and 16 R mod p (blst's Montgomery form of 16).
 struct fr52_params {
   typedef fr_t field;
@@ -43,7 +37,7 @@ struct fr52_params {
   }
   static constexpr uint64_t kNPrime = 0xffffeffffffffull;
   static G16_HD constexpr uint32_t scale(int i) {
-    G16_LIMB52(i, 0xffffffdd, 0x00000022, 0x00396c23, 0x8d129397, 0xaedf7745, 0xff1776e6,
+    G16_LIMB(i, 0xffffffdd, 0x00000022, 0x00396c23, 0x8d129397, 0xaedf7745, 0xff1776e6,
                0x4f77df20, 0x26821fa1);
   }
 };
@@ -59,12 +53,10 @@ struct fp52_params {
   }
   static constexpr uint64_t kNPrime = 0x3fffcfffcfffdull;
   static G16_HD constexpr uint32_t scale(int i) {
-    G16_LIMB52(i, 0xa8e9b9af, 0x44f6480e, 0x766c8fe4, 0xa96f7d65, 0x28b540fe, 0xe82efd42,
+    G16_LIMB(i, 0xa8e9b9af, 0x44f6480e, 0x766c8fe4, 0xa96f7d65, 0x28b540fe, 0xe82efd42,
                0xade53b2e, 0x6723e5f0, 0xfdd4230a, 0x25ff6eb6, 0xef23c24a, 0x14c8ee06);
   }
 };
-
-#undef G16_LIMB52
 
 template <class P>
 struct m52 {

@@ -210,10 +210,11 @@ fn pairs<F: TestField>(seed: u64) -> Vec<(F, F)> {
     out
 }
 
-fn check<F: TestField>(program: &Path, variant: &str) {
-    let cases = pairs::<F>(0xF1E1D + F::WHICH as u64);
+/// Feeds `cases` to a check program (`FIELD COUNT`, then one hex pair per line) and returns
+/// the hex words it prints.
+fn run_pairs<F: TestField>(program: &Path, cases: &[(F, F)], what: &str) -> Vec<String> {
     let mut input = format!("{} {}\n", F::WHICH, cases.len());
-    for (a, b) in &cases {
+    for (a, b) in cases {
         input += &format!("{} {}\n", a.hex(), b.hex());
     }
     let mut child = Command::new(program)
@@ -227,9 +228,14 @@ fn check<F: TestField>(program: &Path, variant: &str) {
     let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
     let out = child.wait_with_output().unwrap();
     writer.join().unwrap().unwrap();
-    assert!(out.status.success(), "{variant}: the check program failed");
+    assert!(out.status.success(), "{what}: the check program failed");
     let text = String::from_utf8(out.stdout).unwrap();
-    let got: Vec<&str> = text.split_whitespace().collect();
+    text.split_whitespace().map(str::to_owned).collect()
+}
+
+fn check<F: TestField>(program: &Path, variant: &str) {
+    let cases = pairs::<F>(0xF1E1D + F::WHICH as u64);
+    let got = run_pairs(program, &cases, variant);
     assert_eq!(
         got.len(),
         cases.len() * OPS.len(),
@@ -238,7 +244,7 @@ fn check<F: TestField>(program: &Path, variant: &str) {
     let mut bad = Vec::new();
     for (k, (a, b)) in cases.iter().enumerate() {
         for (o, e) in expected(*a, *b).into_iter().enumerate() {
-            if F::from_hex(got[k * OPS.len() + o]) != e {
+            if F::from_hex(&got[k * OPS.len() + o]) != e {
                 bad.push(format!("{}({}, {})", OPS[o], a.hex(), b.hex()));
             }
         }
@@ -357,22 +363,7 @@ fn fp64_limb_products_match_blstrs() {
 
 fn check_m52<F: TestField>(program: &Path) {
     let cases = pairs::<F>(0xF52 + F::WHICH as u64);
-    let mut input = format!("{} {}\n", F::WHICH, cases.len());
-    for (a, b) in &cases {
-        input += &format!("{} {}\n", a.hex(), b.hex());
-    }
-    let mut child = Command::new(program)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap().unwrap();
-    assert!(out.status.success(), "mont52_check failed");
-    let text = String::from_utf8(out.stdout).unwrap();
-    let got: Vec<&str> = text.split_whitespace().collect();
+    let got = run_pairs(program, &cases, "mont52_check");
     assert_eq!(got.len(), cases.len() * 4, "output count");
     let r_inv = F::r().invert().unwrap();
     let mut bad = Vec::new();
@@ -380,7 +371,7 @@ fn check_m52<F: TestField>(program: &Path) {
         let ab = *a * b * r_inv;
         let want = [*a, ab, ab * (*b * r_inv).square(), ab];
         for (o, w) in want.iter().enumerate() {
-            if F::from_hex(got[k * 4 + o]) != *w {
+            if F::from_hex(&got[k * 4 + o]) != *w {
                 bad.push(format!("output {o} of ({}, {})", a.hex(), b.hex()));
             }
         }
