@@ -267,6 +267,7 @@ fn main() {
     warm_up();
     let counters_before = counters();
     let before = snapshot();
+    let maps_before = mappings();
     show("before", &before);
     show_memory(&before);
 
@@ -315,13 +316,17 @@ fn main() {
     };
     run_half(0, proofs / 2);
     let middle = snapshot();
+    let maps_middle = mappings();
     show("middle", &middle);
     show_memory(&middle);
     run_half(proofs / 2, proofs);
     let counters_after = counters();
     let after = snapshot();
+    let maps_after = mappings();
     show("after", &after);
     show_memory(&after);
+    show_mapping_growth("first half", &maps_before, &maps_middle);
+    show_mapping_growth("second half", &maps_middle, &maps_after);
 
     println!("\n| size | proofs | median ms per call | max ms |");
     println!("|---|---|---|---|");
@@ -419,6 +424,100 @@ fn main() {
         fail(&format!("soak failed:\n  {}", problems.join("\n  ")));
     }
     println!("soak passed");
+}
+
+/// One mapping of the address space (`/proc/self/smaps`): what backs it and its resident KiB.
+struct Mapping {
+    bytes: u64,
+    what: String,
+    rss_kib: u64,
+}
+
+/// The process's mappings by start address (empty where there is no `/proc/self/smaps`).
+fn mappings() -> std::collections::HashMap<u64, Mapping> {
+    let mut maps = std::collections::HashMap::new();
+    let Ok(text) = std::fs::read_to_string("/proc/self/smaps") else {
+        return maps;
+    };
+    let mut current: Option<u64> = None;
+    for line in text.lines() {
+        let mut fields = line.split_whitespace();
+        let first = fields.next().unwrap_or("");
+        if let Some((start, end)) = first.split_once('-') {
+            if let (Ok(start), Ok(end)) =
+                (u64::from_str_radix(start, 16), u64::from_str_radix(end, 16))
+            {
+                let perms = fields.next().unwrap_or("");
+                let path = fields.nth(3).unwrap_or("[anonymous]");
+                maps.insert(
+                    start,
+                    Mapping {
+                        bytes: end - start,
+                        what: format!("{path} {perms}"),
+                        rss_kib: 0,
+                    },
+                );
+                current = Some(start);
+                continue;
+            }
+        }
+        if first == "Rss:" {
+            if let (Some(start), Some(kib)) = (current, fields.next().and_then(|v| v.parse().ok()))
+            {
+                if let Some(m) = maps.get_mut(&start) {
+                    m.rss_kib = kib;
+                }
+            }
+        }
+    }
+    maps
+}
+
+/// Where RSS grew between two snapshots: the mappings that grew (or appeared) the most, and the
+/// totals by what backs them, so a leak shows as glibc's heap, a driver's mapping or new ones.
+fn show_mapping_growth(
+    label: &str,
+    from: &std::collections::HashMap<u64, Mapping>,
+    to: &std::collections::HashMap<u64, Mapping>,
+) {
+    if to.is_empty() {
+        return;
+    }
+    let mut grown: Vec<(i64, u64, &Mapping, bool)> = to
+        .iter()
+        .map(|(start, m)| {
+            let old = from.get(start).filter(|o| o.bytes == m.bytes);
+            (
+                m.rss_kib as i64 - old.map_or(0, |o| o.rss_kib as i64),
+                *start,
+                m,
+                old.is_none(),
+            )
+        })
+        .collect();
+    let gone: i64 = from
+        .iter()
+        .filter(|(start, m)| to.get(start).is_none_or(|n| n.bytes != m.bytes))
+        .map(|(_, m)| m.rss_kib as i64)
+        .sum();
+    grown.sort_by_key(|g| std::cmp::Reverse(g.0));
+    let total: i64 = grown.iter().map(|g| g.0).sum::<i64>() - gone;
+    println!(
+        "RSS by mapping, {label}: {:+.1} MiB in all ({} mappings now, {} new, {:.1} MiB in mappings gone)",
+        total as f64 / 1024.0,
+        to.len(),
+        grown.iter().filter(|g| g.3).count(),
+        gone as f64 / 1024.0
+    );
+    for (kib, start, m, new) in grown.iter().take(6).filter(|g| g.0 != 0) {
+        println!(
+            "  {:+9.1} MiB  {start:#014x} {:>10.1} MiB{} {}",
+            *kib as f64 / 1024.0,
+            m.bytes as f64 / (1 << 20) as f64,
+            if *new { " new" } else { "" },
+            m.what
+        );
+    }
 }
 
 fn counters() -> groth16_c2::telemetry::ProofCounters {

@@ -178,18 +178,24 @@ fn gib(bytes: usize) -> f64 {
     bytes as f64 / (1u64 << 30) as f64
 }
 
-/// Drops every device's buffers and resident SRS (waiting for proofs running on them), so the
-/// process's device memory goes back to what it was before the first proof.
+/// Drops every device's buffers and resident SRS (waiting for proofs running on them) and
+/// unlocks the SRSs' page-locked host memory, so the process's device memory and page-locked
+/// memory go back to what they were before the first proof.
 pub fn release_all() {
     super::staging::release_free();
+    // Every device's state stays locked until the SRSs are unpinned: no section (and so no
+    // upload from their pages) runs meanwhile.
+    let mut held = Vec::new();
     if let Some(devices) = DEVICES.get() {
         for (index, slot) in devices.iter().enumerate() {
             let mut state = slot.lock();
             if state.is_some() && set_device(index).is_ok() {
                 *state = None;
             }
+            held.push(state);
         }
     }
+    super::resident::unpin_all();
 }
 
 static DEVICES: OnceCell<Vec<Mutex<Option<DeviceState>>>> = OnceCell::new();

@@ -129,10 +129,11 @@ fn run(
     } + working;
     super::device::wait_for_memory(adds.saturating_sub(state.buffer_bytes()))?;
     if !srs_here {
+        // Out of page-locked memory, the upload reads the pageable points (the same proof).
+        let _ = resident::pin_host(srs);
         if resident::should_keep(srs, working)? {
             state.srs = Some(DeviceSrs::upload(srs, &state.copy, &srs_ready)?);
         } else {
-            resident::pin_host(srs)?;
             this_proof_only = Some(DeviceSrs::upload(srs, &state.copy, &srs_ready)?);
         }
     } else {
