@@ -16,6 +16,7 @@ pub mod ffi;
 /// cbindgen:ignore
 pub mod host_hooks;
 pub mod host_memory;
+pub mod large_buf;
 pub mod lock;
 pub mod pinned;
 pub mod prover;

@@ -10,8 +10,6 @@
 //! select from the aux variables, so one pass over `aux` classifies each value once for all
 //! three.
 
-use std::mem::MaybeUninit;
-
 use blst::{blst_scalar, blst_scalar_from_fr};
 use blstrs::Scalar;
 use ff::Field;
@@ -19,6 +17,7 @@ use rayon::prelude::*;
 
 use crate::assignment::{Density, Witness};
 use crate::curve::scalar_limbs;
+use crate::large_buf::{clone_into, LargeBuf, Zeroable};
 
 /// Variables per parallel task; a multiple of 64 so blocks start on a density word.
 const BLOCK: usize = 1 << 15;
@@ -28,7 +27,7 @@ const BLOCK: usize = 1 << 15;
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct OnesBitmap {
     /// `len.div_ceil(64)` words; the bits at and above `len` are 0.
-    pub words: Vec<u64>,
+    pub words: LargeBuf<u64>,
     /// Points covered: the bits that are valid.
     pub len: usize,
     /// Set bits.
@@ -39,7 +38,7 @@ impl OnesBitmap {
     /// `len` points, none set.
     pub fn zeros(len: usize) -> OnesBitmap {
         OnesBitmap {
-            words: vec![0; len.div_ceil(64)],
+            words: LargeBuf::zeroed(len.div_ceil(64)),
             len,
             count: 0,
         }
@@ -103,8 +102,8 @@ pub struct QuerySplit {
     /// Points whose scalar is 1, over all the points the split covers.
     pub ones: OnesBitmap,
     /// Points whose scalar is neither 0 nor 1 (ascending), with their scalars in canonical form.
-    pub tail_points: Vec<u32>,
-    pub tail_scalars: Vec<blst_scalar>,
+    pub tail_points: LargeBuf<u32>,
+    pub tail_scalars: LargeBuf<blst_scalar>,
     /// How many selected variables were 0 (skipped).
     pub zeros: usize,
 }
@@ -198,7 +197,8 @@ fn split_queries<const K: usize>(
         }
     }
 
-    let mut words: [Vec<u64>; K] = std::array::from_fn(|k| vec![0u64; ends[k].div_ceil(64)]);
+    let mut words: [LargeBuf<u64>; K] =
+        std::array::from_fn(|k| LargeBuf::zeroed(ends[k].div_ceil(64)));
     // Each block gets the words from its first point's word up to (not including) the next
     // block's first word; the one word it may share with the next block comes back as a carry.
     let mut sinks: Vec<std::vec::IntoIter<Sink>> = words
@@ -225,7 +225,7 @@ fn split_queries<const K: usize>(
                 words[starts[k][blk + 1] / 64] |= p.carry[k];
             }
         }
-        for (w, p) in words.iter_mut().zip(&prefix.ones.words) {
+        for (w, p) in words.iter_mut().zip(prefix.ones.words.iter()) {
             debug_assert_eq!(*w & p, 0);
             *w |= p;
         }
@@ -244,8 +244,8 @@ fn split_queries<const K: usize>(
             .map(|p| std::mem::take(&mut p.tail_scalars[k]))
             .collect();
         let (tail_points, tail_scalars) = rayon::join(
-            || concat(prefix.tail_points, &points),
-            || concat(prefix.tail_scalars, &scalars),
+            || concat(&prefix.tail_points, &points),
+            || concat(&prefix.tail_scalars, &scalars),
         );
         k += 1;
         QuerySplit {
@@ -402,26 +402,21 @@ fn compress(x: u64, mask: u64) -> u64 {
 }
 
 /// `prefix` followed by every part, the parts copied in parallel.
-fn concat<T: Clone + Send + Sync>(mut prefix: Vec<T>, parts: &[Vec<T>]) -> Vec<T> {
-    let base = prefix.len();
-    let total = base + parts.iter().map(Vec::len).sum::<usize>();
-    prefix.reserve_exact(total - base);
-    let mut rest: &mut [MaybeUninit<T>] = &mut prefix.spare_capacity_mut()[..total - base];
+fn concat<T: Zeroable + Clone>(prefix: &[T], parts: &[Vec<T>]) -> LargeBuf<T> {
+    let total = prefix.len() + parts.iter().map(Vec::len).sum::<usize>();
+    let mut out = LargeBuf::zeroed(total);
+    let (head, mut rest) = out.split_at_mut(prefix.len());
+    clone_into(head, prefix);
     let mut dsts = Vec::with_capacity(parts.len());
     for p in parts {
         let (d, r) = std::mem::take(&mut rest).split_at_mut(p.len());
         dsts.push(d);
         rest = r;
     }
-    dsts.into_par_iter().zip(parts).for_each(|(d, s)| {
-        for (d, s) in d.iter_mut().zip(s) {
-            d.write(s.clone());
-        }
-    });
-    // SAFETY: the parts' lengths sum to `total - base`, and every element from `base` to
-    // `total` was written above.
-    unsafe { prefix.set_len(total) };
-    prefix
+    dsts.into_par_iter()
+        .zip(parts)
+        .for_each(|(d, s)| clone_into(d, s));
+    out
 }
 
 #[cfg(test)]
@@ -453,12 +448,20 @@ mod tests {
             .collect()
     }
 
-    /// The split by a plain filter, the ones as an index list: (ones, tail, zeros, points used).
+    /// The split by a plain filter: the ones as an index list, the tail, the zeros.
+    #[derive(Default)]
+    struct Plain {
+        ones: Vec<u32>,
+        tail_points: Vec<u32>,
+        tail_scalars: Vec<blst_scalar>,
+        zeros: usize,
+    }
+
     fn plain_filter(
         scalars: &[Scalar],
         selected: impl Fn(usize) -> bool,
         first_point: u32,
-        into: &mut (Vec<u32>, QuerySplit),
+        into: &mut Plain,
     ) {
         let mut point = first_point;
         for (j, s) in scalars.iter().enumerate() {
@@ -466,20 +469,20 @@ mod tests {
                 continue;
             }
             if bool::from(s.is_zero()) {
-                into.1.zeros += 1;
+                into.zeros += 1;
             } else if *s == Scalar::ONE {
-                into.0.push(point);
+                into.ones.push(point);
             } else {
-                into.1.tail_points.push(point);
-                into.1.tail_scalars.push(blst_scalar { b: s.to_bytes_le() });
+                into.tail_points.push(point);
+                into.tail_scalars.push(blst_scalar { b: s.to_bytes_le() });
             }
             point += 1;
         }
     }
 
     /// Checks `split` against the plain filter's ones list and tail, over `len` points.
-    fn check(split: &QuerySplit, expect: (Vec<u32>, QuerySplit), len: usize, what: &str) {
-        let (ones, rest) = expect;
+    fn check(split: &QuerySplit, expect: Plain, len: usize, what: &str) {
+        let (ones, rest) = (expect.ones.clone(), expect);
         assert_eq!(split.ones.len, len, "{what}: len");
         assert_eq!(split.ones.words.len(), len.div_ceil(64), "{what}: words");
         assert_eq!(split.ones.count, ones.len(), "{what}: count");
@@ -496,9 +499,14 @@ mod tests {
                 "{what}: bit {p}"
             );
         }
-        assert_eq!(split.tail_points, rest.tail_points, "{what}: tail points");
         assert_eq!(
-            split.tail_scalars, rest.tail_scalars,
+            split.tail_points[..],
+            rest.tail_points,
+            "{what}: tail points"
+        );
+        assert_eq!(
+            split.tail_scalars[..],
+            rest.tail_scalars,
             "{what}: tail scalars"
         );
         assert_eq!(split.zeros, rest.zeros, "{what}: zeros");
@@ -723,5 +731,91 @@ mod timing {
                 rayon::current_num_threads()
             );
         }
+    }
+
+    /// RSS of the process in MiB, after glibc gives back what it can.
+    fn rss_mib() -> f64 {
+        // SAFETY: malloc_trim only releases free memory.
+        unsafe { libc::malloc_trim(0) };
+        let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.split_whitespace().next()?.parse::<f64>().ok())
+            .map_or(0.0, |kib| kib / 1024.0)
+    }
+
+    /// Two threads splitting circuits of mixed sizes at once, as two workers do: the split's
+    /// memory must go back after each (glibc's arenas once kept ~100 MiB of it here, ~170 MiB
+    /// on the H200 soak). Alone (it reads the process's RSS):
+    /// `RAYON_NUM_THREADS=16 cargo test --release --features bellpepper --lib split_memory --
+    /// --ignored --nocapture` (16 threads: as many arenas as a GPU host).
+    #[test]
+    #[ignore]
+    fn split_memory_goes_back_after_each_circuit() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(10);
+        let inputs: Vec<Scalar> = (0..328).map(|_| Scalar::random(&mut rng)).collect();
+        // Per size: aux values, A and B densities over aux, B density over the inputs.
+        type Parts = (Vec<Scalar>, Vec<u64>, Vec<u64>, Vec<u64>);
+        let witnesses: Vec<Parts> = [16u32, 18, 20, 22]
+            .iter()
+            .map(|&log| {
+                let n = 1usize << log;
+                let aux = (0..n)
+                    .map(|_| match rng.gen::<f64>() {
+                        x if x < 0.08 => Scalar::random(&mut rng),
+                        x if x < 0.5 => Scalar::ZERO,
+                        _ => Scalar::ONE,
+                    })
+                    .collect();
+                let (a, b) = (bits(&mut rng, n, 0.997), bits(&mut rng, n, 0.254));
+                (aux, a, b, bits(&mut rng, inputs.len(), 0.5))
+            })
+            .collect();
+        let run = |rounds: usize| {
+            std::thread::scope(|scope| {
+                for t in 0..2 {
+                    let (witnesses, inputs) = (&witnesses, &inputs);
+                    scope.spawn(move || {
+                        for r in 0..rounds {
+                            let (aux, a, b, bi) = &witnesses[(r * 7 + t * 3) % witnesses.len()];
+                            let w = Witness {
+                                a: &[],
+                                b: &[],
+                                c: &[],
+                                inputs,
+                                aux,
+                                a_aux_density: Density::new(a, aux.len()),
+                                b_inp_density: Density::new(bi, inputs.len()),
+                                b_aux_density: Density::new(b, aux.len()),
+                            };
+                            drop(split_circuit(&w));
+                        }
+                    });
+                }
+            })
+        };
+        run(8);
+        let before = rss_mib();
+        let t = Instant::now();
+        run(100);
+        let middle = rss_mib();
+        run(100);
+        let after = rss_mib();
+        println!(
+            "split RSS: {before:.1} MiB, then {:+.1} and {:+.1} MiB over 200 circuits each ({} \
+             threads, {:.1} ms per circuit)",
+            middle - before,
+            after - middle,
+            rayon::current_num_threads(),
+            t.elapsed().as_secs_f64() * 1e3 / 400.0
+        );
+        // The last buffers of 2^22 are ~15 MiB; the arenas once kept ~100 MiB here.
+        assert!(
+            middle - before < 16.0 && after - middle < 16.0,
+            "RSS grew by {:.1} + {:.1} MiB",
+            middle - before,
+            after - middle
+        );
     }
 }
