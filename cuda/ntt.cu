@@ -7,9 +7,9 @@
 // elements at stride 2^lo into shared memory, runs a radix-2 DFT of size 2^K on each (two
 // layers per register round, 4 elements per thread, by default), and multiplies element (line
 // column j, tile slot t) by w_M^(j * bitrev_K(t)) with M = 2^(lo+K): after the local DFT (DIF)
-// or before it (DIT). Passes with lo > 0 hold 4+ consecutive columns per block (128-byte runs
-// in global memory; 2+ with G16_NTT_TILE_LOG=10). A 2^27 transform is 3 passes (9 + 9 + 9
-// bits); at most 11 bits per pass.
+// or before it (DIT). Passes with lo > 0 hold 2+ consecutive columns per block (64-byte runs
+// in global memory; 4+ with G16_NTT_TILE_LOG=11). A 2^27 transform is 3 passes (9 + 9 + 9
+// bits); at most 10 bits per pass (11 with G16_NTT_TILE_LOG=11).
 //
 // Twiddle table for lg_max (all entries Montgomery Fr, derived only from omega_max and its
 // inverse, so every smaller domain uses w_n = omega_max^(2^(lg_max - lg_n))):
@@ -26,10 +26,11 @@
 namespace g16 {
 namespace ntt_detail {
 
-// Elements held by one block: 2^11 (64 KiB of shared memory) by default; G16_NTT_TILE_LOG=10
-// (a tuning switch) halves the blocks, so more of them fit an SM's registers without spills.
+// Elements held by one block: 2^10 (32 KiB of shared memory), so 3 blocks of 256 threads fit
+// an SM (see G16_NTT_MIN_BLOCKS); G16_NTT_TILE_LOG=11 (a tuning switch) doubles the blocks. On
+// the H200 2^10 with 3 blocks ran a 2^27 forward NTT in 0.91x the time of 2^11 with 2.
 #ifndef G16_NTT_TILE_LOG
-#define G16_NTT_TILE_LOG 11
+#define G16_NTT_TILE_LOG 10
 #endif
 constexpr uint32_t kTileLog = G16_NTT_TILE_LOG;
 constexpr uint32_t kInnerLog = 9;   // passes with lo > 0 use tiles of at most 2^9 (>= 2 columns)
@@ -255,10 +256,10 @@ G16_UNROLL
   // t = m | ut << W): x[m] *= w_M^(j * bitrev_K(t)), a geometric sequence in bitrev_W(m).
   G16_HD void twiddle(fr_t (&x)[E], uint32_t l, uint32_t ut) const {
     const uint32_t j = ((block << a.c) + l) & ((1u << a.lo) - 1);
-#if defined(G16_NTT_TWIDDLE_DIRECT)
-    // Each element's twiddle straight from the two-level table (a tuning switch): E
-    // independent products instead of a chain through w, one product fewer per thread, and 2E
-    // table reads instead of 4.
+#if !defined(G16_NTT_TWIDDLE_CHAIN) && !defined(G16_NTT_TWIDDLE_TREE)
+    // Each element's twiddle straight from the two-level table: E independent products
+    // instead of a chain through w, one product fewer per thread, and 2E table reads instead
+    // of 4 (H200, 2^27: 0.97x the time of the chain, G16_NTT_TWIDDLE_CHAIN, a tuning switch).
     const uint32_t base = bitrev(ut, K - W);
 G16_UNROLL
     for (int p = 0; p < E; p++) {
@@ -385,10 +386,16 @@ __device__ __forceinline__ void run_rounds(const pass_tile<K, DIT>& T) {
   if constexpr (R + 1 < pass_tile<K, DIT>::NR) run_rounds<K, DIT, R + 1>(T);
 }
 
-// Blocks per SM the register allocation aims for: with 4 elements per thread a block is 512
-// threads, so 2 blocks are 32 warps per SM (see G16_NTT_WINDOW for the measurement).
+// Blocks per SM the register allocation aims for: with 4 elements per thread a block of 2^10
+// elements is 256 threads, so 3 blocks are 24 warps per SM (85 registers, a few spilled: still
+// the fastest measured). Turing's SMs have 64 KiB of shared memory, room for 2 such blocks, so
+// asking for 3 would only spill more.
 #ifndef G16_NTT_MIN_BLOCKS
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 750
 #define G16_NTT_MIN_BLOCKS 2
+#else
+#define G16_NTT_MIN_BLOCKS (G16_NTT_TILE_LOG == 10 ? 3 : 2)
+#endif
 #endif
 
 template <int K, bool DIT>

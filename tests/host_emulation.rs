@@ -33,12 +33,12 @@ const VARIANTS: [(&str, &str); 7] = [
         "-DG16_EMULATE_PTX -DG16_MUL_EVEN_ODD -DG16_SQR_DEDICATED",
     ),
     (
-        "even/odd, Fr's special reduction",
-        "-DG16_EMULATE_PTX -DG16_FR_SPECIAL_REDUCTION",
+        "even/odd, Fr's generic reduction",
+        "-DG16_EMULATE_PTX -DG16_FR_GENERIC_REDUCTION",
     ),
     (
-        "even/odd, 32x32->64 products, Fr's special reduction",
-        "-DG16_EMULATE_PTX -DG16_MUL_WIDE -DG16_FR_SPECIAL_REDUCTION",
+        "even/odd, 32x32->64 products",
+        "-DG16_EMULATE_PTX -DG16_MUL_WIDE",
     ),
 ];
 
@@ -312,10 +312,10 @@ fn ntt_passes_match_a_radix_2_reference() {
         &[
             ("window 3", "-DG16_EMULATE_PTX -DG16_NTT_WINDOW=3"),
             ("window 1", "-DG16_EMULATE_PTX -DG16_NTT_WINDOW=1"),
-            ("tiles of 2^10", "-DG16_EMULATE_PTX -DG16_NTT_TILE_LOG=10"),
+            ("tiles of 2^11", "-DG16_EMULATE_PTX -DG16_NTT_TILE_LOG=11"),
             (
-                "Fr's special reduction",
-                "-DG16_EMULATE_PTX -DG16_FR_SPECIAL_REDUCTION",
+                "Fr's generic reduction",
+                "-DG16_EMULATE_PTX -DG16_FR_GENERIC_REDUCTION",
             ),
             ("window 2, CIOS", "-DG16_EMULATE_PTX -DG16_MUL_CIOS"),
             (
@@ -323,10 +323,7 @@ fn ntt_passes_match_a_radix_2_reference() {
                 "-DG16_EMULATE_PTX -DG16_MUL_EVEN_ODD -DG16_NTT_WINDOW=4",
             ),
             ("twiddle tree", "-DG16_EMULATE_PTX -DG16_NTT_TWIDDLE_TREE"),
-            (
-                "direct twiddles",
-                "-DG16_EMULATE_PTX -DG16_NTT_TWIDDLE_DIRECT",
-            ),
+            ("twiddle chain", "-DG16_EMULATE_PTX -DG16_NTT_TWIDDLE_CHAIN"),
             (
                 "layer products on the FP64 pipe",
                 "-DG16_EMULATE_PTX -DG16_NTT_F64",
