@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # scripts/sass-mix.sh [FLAGS ...]: what the kernels cost in machine code, without a GPU. For each
-# set of nvcc flags given (one argument each, e.g. "" "-DG16_FR_SPECIAL_REDUCTION"), compiles
+# set of nvcc flags given (one argument each, e.g. "" "-DG16_FR_GENERIC_REDUCTION"), compiles
 # the field products for sm_90 (Fr, Fp, and their FP64-limb products) and prints their SASS
 # instruction mix (IMAD.HI and IMAD.WIDE take the IMAD pipe twice as long as IMAD on Hopper),
 # then the NTT pass kernels' spills (ptxas -v).
