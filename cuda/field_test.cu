@@ -19,6 +19,10 @@ enum op_t {
   // each, independent): whether the IMAD and FP64 pipes add up. Returns their common result
   // (zero if they differ), so both are computed and the result is checkable.
   OP_MUL_CHAIN_MIXED,
+  // The integer chain in even warps and the FP64-limb one in odd warps (elements 32 apart run
+  // in different warps): whether warps of two kinds on one SM add up, as two kernels of each
+  // kind running side by side would.
+  OP_MUL_CHAIN_WARPS,
   OP_COUNT
 };
 
@@ -65,6 +69,13 @@ G16_HD F apply(int op, const F& x, const F* b, size_t i) {
     }
     case OP_MUL_CHAIN_F52: return mul_chain_f52(x, b[i]);
     case OP_MUL_CHAIN_MIXED: return mul_chain_mixed(x, b[i]);
+    case OP_MUL_CHAIN_WARPS: {
+      if ((i >> 5) & 1) return mul_chain_f52(x, b[i]);
+      F r = x;
+      const F y = b[i];
+      for (int k = 0; k < MUL_CHAIN_LEN; k++) r = r * y;
+      return r;
+    }
     default: return x.inverse();  // OP_INV; 0 -> 0
   }
 }

@@ -118,6 +118,9 @@ fn fr_ops_match_blstrs() {
     check::<_, 4>(false, "Fr", &a, &b, FieldOp::MulChainMixed, |x, y| {
         *x * y.pow_vartime([MUL_CHAIN_LEN])
     });
+    check::<_, 4>(false, "Fr", &a, &b, FieldOp::MulChainWarps, |x, y| {
+        *x * y.pow_vartime([MUL_CHAIN_LEN])
+    });
     check::<_, 4>(false, "Fr", &a, &b, FieldOp::Sqr, |x, _| x.square());
     check::<_, 4>(false, "Fr", &a, &b, FieldOp::Neg, |x, _| -*x);
     check::<_, 4>(false, "Fr", &a, &b, FieldOp::Inverse, |x, _| {
@@ -157,6 +160,9 @@ fn fp_ops_match_blstrs() {
         *x * y.pow_vartime([MUL_CHAIN_LEN])
     });
     check::<_, 6>(true, "Fp", &a, &b, FieldOp::MulChainMixed, |x, y| {
+        *x * y.pow_vartime([MUL_CHAIN_LEN])
+    });
+    check::<_, 6>(true, "Fp", &a, &b, FieldOp::MulChainWarps, |x, y| {
         *x * y.pow_vartime([MUL_CHAIN_LEN])
     });
     check::<_, 6>(true, "Fp", &a, &b, FieldOp::Sqr, |x, _| x.square());

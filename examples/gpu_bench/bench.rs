@@ -308,7 +308,7 @@ const FP64_PER_S: f64 = 17e12;
 #[cfg(feature = "gpu-test-kernels")]
 fn field_section(runs: usize) {
     println!(
-        "\n{:<6} {:>10} {:>14} {:>16} {:>10}",
+        "\n{:<8} {:>10} {:>14} {:>16} {:>10}",
         "field", "elements", "G mul/s", "ceiling G mul/s", "of ceiling"
     );
     use groth16_c2::backend::cuda::kernels::FieldOp;
@@ -362,6 +362,24 @@ fn field_section(runs: usize) {
         "Fp_mix",
         true,
         FieldOp::MulChainMixed,
+        imad_ceiling(12) + f64_ceiling(416.0),
+        1 << 23,
+        runs,
+    );
+    // Integer chains in even warps, FP64-limb chains in odd ones: whether warps (or kernels)
+    // of the two kinds side by side on an SM add up.
+    field_row::<Scalar>(
+        "Fr_warps",
+        false,
+        FieldOp::MulChainWarps,
+        imad_ceiling(8) + f64_ceiling(170.0),
+        1 << 24,
+        runs,
+    );
+    field_row::<blstrs::Fp>(
+        "Fp_warps",
+        true,
+        FieldOp::MulChainWarps,
         imad_ceiling(12) + f64_ceiling(416.0),
         1 << 23,
         runs,
@@ -426,7 +444,7 @@ fn field_row<F: Field>(
     };
     let rate = chains * n as f64 * MUL_CHAIN_LEN as f64 / (ms / 1e3) / 1e9;
     println!(
-        "{name:<6} {n:>10} {rate:>14.2} {ceiling:>16.2} {:>9.0}%",
+        "{name:<8} {n:>10} {rate:>14.2} {ceiling:>16.2} {:>9.0}%",
         100.0 * rate / ceiling
     );
     result(&format!("mul_{}", name.to_lowercase()), "-", rate, "Gmul/s");

@@ -151,6 +151,8 @@ pub enum FieldOp {
     MulChainF64 = 9,
     /// Both chains side by side in each thread (twice the products; the same result).
     MulChainMixed = 10,
+    /// The integer chain in even warps, the FP64-limb one in odd warps (the same result).
+    MulChainWarps = 11,
 }
 
 /// Products per element of [`FieldOp::MulChain`] (`MUL_CHAIN_LEN` in `cuda/field_test.cu`).
