@@ -37,25 +37,59 @@ constexpr uint32_t kInnerLog = 9;   // passes with lo > 0 use tiles of at most 2
 static_assert(kTileLog >= kInnerLog + 1 && kTileLog <= 11, "G16_NTT_TILE_LOG must be 10 or 11");
 constexpr uint32_t kMaxLgMax = 32;  // Fr's two-adicity
 
+// The pass plan of a size (defined below; the table's layout depends on lg_max's plan).
+struct pass_plan {
+  uint32_t k, lo, c, threads;
+  uint64_t blocks;
+};
+G16_HD uint32_t make_plan(uint32_t L, bool dit, pass_plan out[8]);
+
+// Between-pass twiddles of one pass read straight from a table of their own (one product per
+// element instead of two) when that table has at most 2^kPassTableMaxLog entries: the middle
+// pass of lg_max's plan (2^18 entries for 2^27).
+constexpr uint32_t kPassTableMaxLog = 20;
+
 struct table_layout {
   uint32_t lg_max, kl, b;
   uint64_t lt_len, lo_len, hi_len;
+  // The pass with its own twiddle table (pt_len = 0: none): bits [pt_lo, pt_lo + pt_k).
+  uint32_t pt_lo, pt_k;
+  uint64_t pt_len;
   table_layout() = default;
   G16_HD explicit table_layout(uint32_t lg)
-      : lg_max(lg), kl(lg < 11 ? lg : 11), b((lg + 1) / 2) {
+      : lg_max(lg), kl(lg < 11 ? lg : 11), b((lg + 1) / 2), pt_lo(0), pt_k(0), pt_len(0) {
     lt_len = uint64_t(1) << (kl - 1);
     lo_len = uint64_t(1) << b;
     hi_len = uint64_t(1) << (lg - b);
+#if !defined(G16_NTT_NO_PASS_TABLE)
+    pass_plan plan[8];
+    const uint32_t np = make_plan(lg, false, plan);
+    for (uint32_t i = 0; i < np; i++) {
+      const uint32_t m = plan[i].lo + plan[i].k;
+      if (plan[i].lo != 0 && m <= kPassTableMaxLog && (pt_len == 0 || m < pt_lo + pt_k)) {
+        pt_lo = plan[i].lo;
+        pt_k = plan[i].k;
+        pt_len = uint64_t(1) << m;
+      }
+    }
+#endif
   }
   G16_HD uint64_t lt(bool inv) const { return inv ? lt_len : 0; }
   G16_HD uint64_t lo(bool inv) const { return 2 * lt_len + (inv ? lo_len + hi_len : 0); }
   G16_HD uint64_t hi(bool inv) const { return lo(inv) + lo_len; }
+  // The pass table after the two-level ones: entry (j << pt_k) | t = w_M^(j bitrev(t)),
+  // M = 2^(pt_lo + pt_k), for column j < 2^pt_lo and slot t < 2^pt_k.
+  G16_HD uint64_t pt(bool inv) const { return 2 * (lt_len + lo_len + hi_len) + (inv ? pt_len : 0); }
+  // Whether the pass over bits [lo, lo + k) has the pass table.
+  G16_HD bool has_pass_table(uint32_t lo, uint32_t k) const {
+    return pt_len != 0 && lo == pt_lo && k == pt_k;
+  }
 #if defined(G16_NTT_F64)
   // 16 lt[x] after the rest: the multipliers of mont52.cuh's Fr product (G16_NTT_F64).
-  G16_HD uint64_t lt16(bool inv) const { return 2 * (lt_len + lo_len + hi_len) + (inv ? lt_len : 0); }
-  G16_HD uint64_t total() const { return 2 * (2 * lt_len + lo_len + hi_len); }
+  G16_HD uint64_t lt16(bool inv) const { return pt(false) + 2 * pt_len + (inv ? lt_len : 0); }
+  G16_HD uint64_t total() const { return 2 * (2 * lt_len + lo_len + hi_len + pt_len); }
 #else
-  G16_HD uint64_t total() const { return 2 * (lt_len + lo_len + hi_len); }
+  G16_HD uint64_t total() const { return 2 * (lt_len + lo_len + hi_len + pt_len); }
 #endif
 };
 
@@ -75,7 +109,15 @@ G16_HD void table_entry(const table_init_args& a, uint64_t idx) {
   const bool times16 = idx >= L.lt16(false);
   if (times16) idx -= L.lt16(false);  // the matching lt entry, times 16 below
 #endif
-  if (idx < 2 * L.lt_len) {
+  if (idx >= L.pt(false)) {
+    // Pass table: w_max^((j bitrev(t)) << (lg_max - M)).
+    uint64_t r = idx - L.pt(false);
+    inv = r >= L.pt_len;
+    if (inv) r -= L.pt_len;
+    const uint64_t j = r >> L.pt_k, t = r & ((uint64_t(1) << L.pt_k) - 1);
+    x = j * bitrev64(t, L.pt_k);
+    squarings = L.lg_max - L.pt_lo - L.pt_k;
+  } else if (idx < 2 * L.lt_len) {
     inv = idx >= L.lt_len;
     x = idx - (inv ? L.lt_len : 0);
     squarings = L.lg_max - L.kl;
@@ -119,13 +161,28 @@ struct pass_args {
   uint32_t kl;        // log2 of the order of lt's root
   uint32_t b;         // split of the two-level table
   uint32_t tw_shift;  // lg_max - (lo + K): w_{2^(lo+K)} = w_max^(2^tw_shift)
+  const fr_t* tw_pass;  // this pass's own twiddle table (table_layout::pt), or null
 };
 
-// Launch shape of one pass, shared by the CUDA launcher and the host emulation.
-struct pass_plan {
-  uint32_t k, lo, c, threads;
-  uint64_t blocks;
-};
+// The arguments of pass p of a transform with `table` built for lg_max.
+G16_HD pass_args make_pass_args(fr_t* data, const fr_t* table, const table_layout& lay, bool inverse,
+                                const pass_plan& p) {
+  pass_args a;
+  a.data = data;
+  a.lt = table + lay.lt(inverse);
+  a.tw_lo = table + lay.lo(inverse);
+  a.tw_hi = table + lay.hi(inverse);
+#if defined(G16_NTT_F64)
+  a.lt16 = table + lay.lt16(inverse);
+#endif
+  a.lo = p.lo;
+  a.c = p.c;
+  a.kl = lay.kl;
+  a.b = lay.b;
+  a.tw_shift = lay.lg_max - p.lo - p.k;
+  a.tw_pass = lay.has_pass_table(p.lo, p.k) ? table + lay.pt(inverse) : nullptr;
+  return a;
+}
 
 // Radix-2 layers per register round: each thread holds 2^window elements (4 by default; a
 // tuning switch, G16_NTT_WINDOW, trades registers against shared-memory rounds). On the H200
@@ -256,6 +313,13 @@ G16_UNROLL
   // t = m | ut << W): x[m] *= w_M^(j * bitrev_K(t)), a geometric sequence in bitrev_W(m).
   G16_HD void twiddle(fr_t (&x)[E], uint32_t l, uint32_t ut) const {
     const uint32_t j = ((block << a.c) + l) & ((1u << a.lo) - 1);
+    if (a.tw_pass != nullptr) {
+      // One product per element: this thread's E twiddles are consecutive in the pass table.
+      const fr_t* row = a.tw_pass + ((uint64_t(j) << K) | (uint64_t(ut) << W));
+G16_UNROLL
+      for (int m = 0; m < E; m++) x[m] = x[m] * ldg_fr(row + m);
+      return;
+    }
 #if !defined(G16_NTT_TWIDDLE_CHAIN) && !defined(G16_NTT_TWIDDLE_TREE)
     // Each element's twiddle straight from the two-level table: E independent products
     // instead of a chain through w, one product fewer per thread, and 2E table reads instead
@@ -445,19 +509,7 @@ cudaError_t run_passes(fr_t* data, uint32_t lg_n, bool inverse, bool dit, const 
   pass_plan plan[8];
   const uint32_t np = make_plan(lg_n, dit, plan);
   for (uint32_t i = 0; i < np; i++) {
-    pass_args a;
-    a.data = data;
-    a.lt = table + lay.lt(inverse);
-    a.tw_lo = table + lay.lo(inverse);
-    a.tw_hi = table + lay.hi(inverse);
-#if defined(G16_NTT_F64)
-    a.lt16 = table + lay.lt16(inverse);
-#endif
-    a.lo = plan[i].lo;
-    a.c = plan[i].c;
-    a.kl = lay.kl;
-    a.b = lay.b;
-    a.tw_shift = lg_max - plan[i].lo - plan[i].k;
+    const pass_args a = make_pass_args(data, table, lay, inverse, plan[i]);
     const cudaError_t e = dit ? dispatch_pass<true>(a, plan[i], s) : dispatch_pass<false>(a, plan[i], s);
     if (e != cudaSuccess) return e;
   }

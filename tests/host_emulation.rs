@@ -324,6 +324,7 @@ fn ntt_passes_match_a_radix_2_reference() {
             ),
             ("twiddle tree", "-DG16_EMULATE_PTX -DG16_NTT_TWIDDLE_TREE"),
             ("twiddle chain", "-DG16_EMULATE_PTX -DG16_NTT_TWIDDLE_CHAIN"),
+            ("no pass table", "-DG16_EMULATE_PTX -DG16_NTT_NO_PASS_TABLE"),
             (
                 "layer products on the FP64 pipe",
                 "-DG16_EMULATE_PTX -DG16_NTT_F64",

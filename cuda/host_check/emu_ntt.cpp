@@ -40,12 +40,7 @@ void emu_ntt(std::vector<fr_t>& d, uint32_t L, bool inv, bool dit, const std::ve
   table_layout lay(lg_max);
   pass_plan plan[8]; uint32_t np = make_plan(L, dit, plan);
   for (uint32_t i=0;i<np;i++) {
-    pass_args a; a.data=d.data(); a.lt=table.data()+lay.lt(inv); a.tw_lo=table.data()+lay.lo(inv); a.tw_hi=table.data()+lay.hi(inv);
-#if defined(G16_NTT_F64)
-    a.lt16=table.data()+lay.lt16(inv);
-#endif
-   
-    a.lo=plan[i].lo; a.c=plan[i].c; a.kl=lay.kl; a.b=lay.b; a.tw_shift=lg_max-plan[i].lo-plan[i].k;
+    const pass_args a = make_pass_args(d.data(), table.data(), lay, inv, plan[i]);
     if (dit) emu_dispatch<true>(a, plan[i]); else emu_dispatch<false>(a, plan[i]);
   }
 }
@@ -59,7 +54,7 @@ int main(int argc, char** argv) {
   { fr_t t=w32; for(int i=0;i<31;i++) t=t.sqr(); if (t==fr_t::one()) {printf("bad root\n");return 1;} t=t.sqr(); if(!(t==fr_t::one())){printf("bad root2\n");return 1;} }
   int maxL = argc > 1 ? atoi(argv[1]) : 14;
   int bad = 0;
-  for (uint32_t lg_max : {1u, 5u, 12u, 16u, 22u, 27u}) {
+  for (uint32_t lg_max : {1u, 5u, 12u, 14u, 16u, 22u, 27u}) {
     fr_t om = w32; for (uint32_t i=lg_max;i<32;i++) om=om.sqr();
     fr_t omi = om.inverse();
     table_layout lay(lg_max);
