@@ -13,11 +13,13 @@
 //
 // Twiddle table for lg_max (all entries Montgomery Fr, derived only from omega_max and its
 // inverse, so every smaller domain uses w_n = omega_max^(2^(lg_max - lg_n))):
-//   [lt fwd | lt inv | lo fwd | hi fwd | lo inv | hi inv]
+//   [lt fwd | lt inv | lo fwd | hi fwd | lo inv | hi inv | pt fwd | pt inv]
 //   lt[x] = w_{2^kl}^x, x < 2^(kl-1), kl = min(11, lg_max): roots of the in-tile layers;
 //   lo[x] = w_max^x, x < 2^b, and hi[x] = w_max^(x 2^b), x < 2^(lg_max-b), b = ceil(lg_max/2):
 //   w_max^e = hi[e >> b] * lo[e & (2^b-1)] for the between-pass twiddles.
-// Size: 32 * 2 * (2^(kl-1) + 2^b + 2^(lg_max-b)) bytes (1.56 MiB for lg_max = 27).
+//   pt[(j << K) | t] = w_M^(j bitrev_K(t)), M = 2^(lo+K): the between-pass twiddles of the
+//   plan's pass with the smallest such table (at most 2^20 entries; see kPassTableMaxLog).
+// Size: 32 * 2 * (2^(kl-1) + 2^b + 2^(lg_max-b) + |pt|) bytes (17.6 MiB for lg_max = 27).
 #include "internal.cuh"
 #if defined(G16_NTT_F64)
 #include "mont52.cuh"
