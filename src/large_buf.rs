@@ -35,11 +35,7 @@ const MAP_FROM_BYTES: usize = 64 << 10;
 
 enum Storage<T> {
     Heap(Vec<T>),
-    Mapped {
-        ptr: NonNull<T>,
-        len: usize,
-        bytes: usize,
-    },
+    Mapped { ptr: NonNull<T>, len: usize },
 }
 
 /// `len` values, zeroed at creation, on the heap when small and mapped otherwise.
@@ -61,7 +57,6 @@ impl<T: Zeroable> LargeBuf<T> {
                 return LargeBuf(Storage::Mapped {
                     ptr: ptr.cast(),
                     len,
-                    bytes,
                 });
             }
         }
@@ -111,9 +106,10 @@ fn map_zeroed(bytes: usize) -> Option<NonNull<u8>> {
 
 impl<T: Zeroable> Drop for LargeBuf<T> {
     fn drop(&mut self) {
-        if let Storage::Mapped { ptr, bytes, .. } = self.0 {
-            // SAFETY: the mapping `zeroed` made; nothing borrows it any more.
-            unsafe { libc::munmap(ptr.as_ptr().cast(), bytes) };
+        if let Storage::Mapped { ptr, len } = self.0 {
+            // SAFETY: the mapping `zeroed` made (len * size_of::<T>() bytes, which did not
+            // overflow there); nothing borrows it any more.
+            unsafe { libc::munmap(ptr.as_ptr().cast(), len * std::mem::size_of::<T>()) };
         }
     }
 }
@@ -124,7 +120,7 @@ impl<T: Zeroable> Deref for LargeBuf<T> {
         match &self.0 {
             Storage::Heap(v) => v,
             // SAFETY: `len` initialised (zeroed or written) values in the mapping.
-            Storage::Mapped { ptr, len, .. } => unsafe {
+            Storage::Mapped { ptr, len } => unsafe {
                 std::slice::from_raw_parts(ptr.as_ptr(), *len)
             },
         }
@@ -136,7 +132,7 @@ impl<T: Zeroable> DerefMut for LargeBuf<T> {
         match &mut self.0 {
             Storage::Heap(v) => v,
             // SAFETY: as in `deref`, borrowed uniquely through `self`.
-            Storage::Mapped { ptr, len, .. } => unsafe {
+            Storage::Mapped { ptr, len } => unsafe {
                 std::slice::from_raw_parts_mut(ptr.as_ptr(), *len)
             },
         }
