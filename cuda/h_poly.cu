@@ -105,8 +105,11 @@ G16_HD void brev_store(fr_t* data, uint32_t lg_n, uint64_t block, uint32_t tid, 
 }
 
 // ---- (a*b - c) * factor --------------------------------------------------------------------------
+// SCALE = false: the factor is 1 (the coset transforms fold it), one product fewer.
+template <bool SCALE = true>
 G16_HD void h_point(fr_t* a, const fr_t* b, const fr_t* c, uint64_t i, const fr_t& factor) {
-  st_fr(a + i, (ld_fr(a + i) * ld_fr(b + i) - ld_fr(c + i)) * factor);
+  const fr_t d = ld_fr(a + i) * ld_fr(b + i) - ld_fr(c + i);
+  st_fr(a + i, SCALE ? d * factor : d);
 }
 
 #if defined(__CUDACC__)
@@ -121,13 +124,14 @@ __global__ void __launch_bounds__(256) scale_powers_kernel(const __grid_constant
   scale_thread<8>(a, s_sq, s_pb, blockIdx.x, threadIdx.x);
 }
 
+template <bool SCALE>
 __global__ void __launch_bounds__(256) h_pointwise_kernel(fr_t* a, const fr_t* b,
                                                           const fr_t* c, size_t n,
                                                           const fr_arg factor) {
   const fr_t f = from_arg(factor);
   const size_t stride = size_t(gridDim.x) * blockDim.x;
   for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
-    h_point(a, b, c, i, f);
+    h_point<SCALE>(a, b, c, i, f);
 }
 
 __global__ void __launch_bounds__(256) bit_reverse_kernel(fr_t* data, uint32_t lg_n) {
@@ -183,7 +187,10 @@ cudaError_t h_pointwise(fr_t* a, const fr_t* b, const fr_t* c, size_t n, const f
   const unsigned threads = 256;
   const uint64_t want = (n + threads - 1) / threads;
   const unsigned blocks = (unsigned)(want < 132 * 64 ? want : 132 * 64);
-  h_pointwise_kernel<<<blocks, threads, 0, s>>>(a, b, c, n, f);
+  if (factor == fr_t::one())
+    h_pointwise_kernel<false><<<blocks, threads, 0, s>>>(a, b, c, n, f);
+  else
+    h_pointwise_kernel<true><<<blocks, threads, 0, s>>>(a, b, c, n, f);
   return cudaGetLastError();
 }
 
@@ -202,7 +209,7 @@ cudaError_t bit_reverse(fr_t* data, uint32_t lg_n, cudaStream_t s) {
 
 cudaError_t kernel_attributes(cudaFuncAttributes* out) {
   // Any production kernel will do: every production file is built for the same architectures.
-  return cudaFuncGetAttributes(out, hpoly_detail::h_pointwise_kernel);
+  return cudaFuncGetAttributes(out, hpoly_detail::h_pointwise_kernel<true>);
 }
 
 #endif  // __CUDACC__

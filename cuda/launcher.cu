@@ -40,6 +40,29 @@ int g16_ntt(void* data, uint32_t lg_n, int inverse, int bitrev_in, int bitrev_ou
                        stream_of(stream));
 }
 
+size_t g16_ntt_coset_table_size(uint32_t lg_n) { return g16::ntt_coset_table_size(lg_n); }
+
+int g16_ntt_coset_table_init(void* coset, uint32_t lg_n, const void* omega2_host,
+                             const void* beta2_host, const void* kappa2_host, g16_stream_t stream) {
+  if (omega2_host == nullptr || beta2_host == nullptr || kappa2_host == nullptr)
+    return (int)cudaErrorInvalidValue;
+  // Each argument is two consecutive 32-byte values.
+  const auto* o = static_cast<const unsigned char*>(omega2_host);
+  const auto* b = static_cast<const unsigned char*>(beta2_host);
+  const auto* k = static_cast<const unsigned char*>(kappa2_host);
+  const g16::fr_t omega[2] = {host_fr(o), host_fr(o + 32)}, beta[2] = {host_fr(b), host_fr(b + 32)},
+                  kappa[2] = {host_fr(k), host_fr(k + 32)};
+  return (int)g16::ntt_coset_table_init(static_cast<g16::fr_t*>(coset), lg_n, omega, beta, kappa,
+                                        stream_of(stream));
+}
+
+int g16_ntt_coset(void* data, uint32_t lg_n, int inverse, const void* table, uint32_t lg_max,
+                  const void* coset, g16_stream_t stream) {
+  return (int)g16::ntt_coset(static_cast<g16::fr_t*>(data), lg_n, inverse != 0,
+                             static_cast<const g16::fr_t*>(table), lg_max,
+                             static_cast<const g16::fr_t*>(coset), stream_of(stream));
+}
+
 int g16_scale_powers(void* data, uint32_t lg_n, const void* first_host, const void* ratio_host,
                      int index_bitrev, g16_stream_t stream) {
   if (first_host == nullptr || ratio_host == nullptr) return (int)cudaErrorInvalidValue;

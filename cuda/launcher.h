@@ -52,6 +52,19 @@ int g16_ntt_table_init(void* table, uint32_t lg_max, const void* omega_max_host,
 int g16_ntt(void* data, uint32_t lg_n, int inverse, int bitrev_in, int bitrev_out,
             const void* table, uint32_t lg_max, g16_stream_t stream);
 
+// The H step's coset transforms with the scaling folded into their passes, for one size 2^lg_n.
+// Their table (g16_ntt_coset_table_size(lg_n) bytes; 0: this size cannot fold, use g16_ntt and
+// g16_scale_powers) is computed from host Montgomery values, each an array of two (forward,
+// inverse): omega, the primitive 2^lg_n-th root of unity and its inverse; beta and kappa.
+// g16_ntt_coset with inverse = 0: bit-reversed in, natural out, data <- NTT(kappa beta^i data_i)
+// (data_i: coefficient i); inverse = 1: natural in, bit-reversed out, coefficient i <-
+// kappa beta^i iNTT(data)_i. `table` is g16_ntt's, for lg_max >= lg_n.
+size_t g16_ntt_coset_table_size(uint32_t lg_n);
+int g16_ntt_coset_table_init(void* coset, uint32_t lg_n, const void* omega2_host,
+                             const void* beta2_host, const void* kappa2_host, g16_stream_t stream);
+int g16_ntt_coset(void* data, uint32_t lg_n, int inverse, const void* table, uint32_t lg_max,
+                  const void* coset, g16_stream_t stream);
+
 // data[i] *= first * ratio^k(i) where k(i) = i, or bitreverse_{lg_n}(i) when index_bitrev = 1
 // (for data held in bit-reversed order). first and ratio are host pointers to Montgomery Fr.
 int g16_scale_powers(void* data, uint32_t lg_n, const void* first_host, const void* ratio_host,

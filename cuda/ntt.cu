@@ -164,6 +164,7 @@ struct pass_args {
   uint32_t b;         // split of the two-level table
   uint32_t tw_shift;  // lg_max - (lo + K): w_{2^(lo+K)} = w_max^(2^tw_shift)
   const fr_t* tw_pass;  // this pass's own twiddle table (table_layout::pt), or null
+  const fr_t* lt_tw;    // twisted layer twiddles (coset_layout), or null: see pass_tile<.., TW>
 };
 
 // The arguments of pass p of a transform with `table` built for lg_max.
@@ -183,6 +184,105 @@ G16_HD pass_args make_pass_args(fr_t* data, const fr_t* table, const table_layou
   a.b = lay.b;
   a.tw_shift = lay.lg_max - p.lo - p.k;
   a.tw_pass = lay.has_pass_table(p.lo, p.k) ? table + lay.pt(inverse) : nullptr;
+  a.lt_tw = nullptr;
+  return a;
+}
+
+// ---- Coset transforms with the scaling folded in (the H step) ---------------------------------
+// The H step moves a, b, c from coefficients c_i to evaluations on the coset beta H and back:
+// forward, NTT(kappa beta^i c_i) (beta = g, kappa = 1/n); inverse, kappa beta^i iNTT(y)_i
+// (beta = g^-1, kappa = 1/(n Z(g))). Instead of a scaling pass, the factor kappa beta^i is split
+// over the passes of a plan of two or three (widths k0 at bit 0, k1 above it, k2 at the top):
+// coefficient i of the element at position pos is bitrev_L(pos), so
+//   beta^i = (beta^(2^(L-k0)))^bitrev_k0(t0) * (beta^(2^k2))^bitrev_k1(t1) * beta^bitrev_k2(t2)
+// with t0, t1, t2 the element's slot in the bit-0, middle and top pass. The middle factor (and
+// kappa) joins the middle pass's own twiddle table (one product per element, as before); the
+// other two turn the local DFTs of the bit-0 and top passes into DFTs on a coset (sigma H):
+// layer S's twiddle becomes sigma^(2^(k-1-S)) w_{2^(S+1)}^tm, layer 0's included (half a product
+// per element). For DIT that twists the inputs (sigma^b on input b), for DIF the outputs.
+// Layout, per direction (forward, then inverse): [bit-0 pass layers | top pass layers | middle
+// pass table], the layers as 2^S - 1 + tm.
+constexpr uint32_t kMinTwistK = 5;  // narrowest pass of any plan with two or three passes
+
+struct coset_layout {
+  uint32_t L, np, k0, k1, k2;
+  uint64_t t0_len, t2_len, pt_len;
+  bool ok;  // whether 2^L folds the scaling (two or three passes)
+  coset_layout() = default;
+  G16_HD explicit coset_layout(uint32_t lg) : L(lg), np(0), k0(0), k1(0), k2(0), ok(false) {
+    pass_plan plan[8];
+    np = lg >= 2 && lg <= 31 ? make_plan(lg, true, plan) : 0;  // DIT order: bit 0 first
+    if (np == 2 || np == 3) {
+      k0 = plan[0].k;
+      k1 = plan[1].k;
+      k2 = np == 3 ? plan[2].k : 0;
+      ok = k0 >= kMinTwistK && k1 >= kMinTwistK && (np == 2 || k2 >= kMinTwistK);
+    }
+    t0_len = ok ? uint64_t(1) << k0 : 0;
+    t2_len = ok && np == 3 ? uint64_t(1) << k2 : 0;
+    pt_len = ok ? uint64_t(1) << (k0 + k1) : 0;
+  }
+  G16_HD uint64_t half() const { return t0_len + t2_len + pt_len; }
+  G16_HD uint64_t t0(bool inv) const { return inv ? half() : 0; }
+  G16_HD uint64_t t2(bool inv) const { return t0(inv) + t0_len; }
+  G16_HD uint64_t pt(bool inv) const { return t2(inv) + t2_len; }
+  G16_HD uint64_t total() const { return 2 * half(); }
+};
+
+struct coset_init_args {
+  fr_t* table;
+  coset_layout lay;
+  fr_arg omega[2], beta[2], kappa[2];  // forward, inverse; omega of order 2^L
+};
+
+// An entry of the coset table: products of powers of omega, beta and kappa.
+G16_HD void coset_entry(const coset_init_args& a, uint64_t idx) {
+  const coset_layout& C = a.lay;
+  const bool inv = idx >= C.half();
+  uint64_t r = idx - (inv ? C.half() : 0);
+  const fr_t w = from_arg(a.omega[inv]), beta = from_arg(a.beta[inv]);
+  const uint32_t L = C.L;
+  fr_t v;
+  if (r < C.t0_len + C.t2_len) {
+    // Layer S, butterfly tm of the bit-0 pass (sigma = beta^(2^(L-k0))) or the top pass
+    // (sigma = beta): sigma^(2^(k-1-S)) w^(tm 2^(L-1-S)).
+    const bool top = r >= C.t0_len;
+    if (top) r -= C.t0_len;
+    const uint32_t k = top ? C.k2 : C.k0;
+    uint32_t S = 0;
+    while (S + 1 < 32 && (uint64_t(1) << (S + 1)) <= r + 1) S++;
+    if (S >= k) {  // the one unused slot, 2^k - 1
+      st_fr(a.table + idx, fr_t::one());
+      return;
+    }
+    const uint64_t tm = r + 1 - (uint64_t(1) << S);
+    fr_t sig = beta;
+    const uint32_t sq = (top ? 0 : L - k) + (k - 1 - S);
+    for (uint32_t i = 0; i < sq; i++) sig = sig.sqr();
+    v = sig * w.pow(tm << (L - 1 - S));
+  } else {
+    // Middle pass (bits [k0, k0 + k1)), slot t of column j: w_M^(j bitrev(t)), M = 2^(k0 + k1),
+    // times beta^(bitrev(t) 2^k2) kappa.
+    r -= C.t0_len + C.t2_len;
+    const uint64_t j = r >> C.k1, bt = bitrev64(r & ((uint64_t(1) << C.k1) - 1), C.k1);
+    v = w.pow((j * bt) << (L - C.k0 - C.k1)) * beta.pow(bt << C.k2) * from_arg(a.kappa[inv]);
+  }
+  st_fr(a.table + idx, v);
+}
+
+// Pass p of a coset transform: the plain table's twiddles, but the coset table's layers for
+// the bit-0 and top passes and its middle-pass table.
+G16_HD pass_args make_coset_pass_args(fr_t* data, const fr_t* table, const table_layout& lay,
+                                      const fr_t* coset, const coset_layout& cl, bool inverse,
+                                      const pass_plan& p) {
+  pass_args a = make_pass_args(data, table, lay, inverse, p);
+  if (p.lo == 0) {
+    a.lt_tw = coset + cl.t0(inverse);
+  } else if (p.lo == cl.k0) {
+    a.tw_pass = coset + cl.pt(inverse);
+  } else {
+    a.lt_tw = coset + cl.t2(inverse);
+  }
   return a;
 }
 
@@ -239,7 +339,9 @@ G16_HD constexpr uint32_t cbitrev(uint32_t x, int bits) {
   return r;
 }
 
-template <int K, bool DIT>
+// TW: a twisted pass (the coset transforms of the H step, see coset_layout): the local DFT of
+// each line is taken on a coset, so layer S multiplies by lt_tw[2^S - 1 + tm] (layer 0 too).
+template <int K, bool DIT, bool TW = false>
 struct pass_tile {
   static constexpr int W = (int)window(K);
   static constexpr int E = 1 << W;           // elements per thread
@@ -376,6 +478,7 @@ G16_UNROLL
     constexpr int NLOW = 1 << BB;
 G16_UNROLL
     for (int ml = 0; ml < NLOW; ml++) {
+      [[maybe_unused]] fr_t twt;  // the twisted pass's twiddle (TW)
 #if defined(G16_NTT_F64)
       // The layer's products on the FP64 pipe (mont52.cuh), from 16 lt[x].
       fr52 tw = {};
@@ -390,6 +493,13 @@ G16_UNROLL
         tw = ldg_fr(a.lt + (tm << (a.kl - 1 - S)));
       }
 #endif
+      if constexpr (TW) {
+        const uint32_t tm = (ut & ((1u << L0) - 1)) | (uint32_t(ml) << L0);
+        twt = ldg_fr(a.lt_tw + ((1u << S) - 1 + tm));
+      }
+      // A twiddle known to be 1 at compile time costs no product: layer 0's, and the first
+      // group's of a round whose window starts at bit 0 (tm = ml = 0). Not on a twisted pass.
+      const bool unit = !TW && (S == 0 || (L0 == 0 && ml == 0));
 G16_UNROLL
       for (int mh = 0; mh < E / (2 * NLOW); mh++) {
         const int m = mh * 2 * NLOW + ml;  // bit BB clear, low bits = ml
@@ -397,14 +507,16 @@ G16_UNROLL
         if (DIT) {
           const fr_t X = x[m];
           fr_t Y = x[m2];
-          if constexpr (S > 0) Y = times(Y, tw);
+          if constexpr (TW) Y = Y * twt;
+          else if (!unit) Y = times(Y, tw);
           x[m] = X + Y;
           x[m2] = X - Y;
         } else {
           const fr_t X = x[m], Y = x[m2];
           x[m] = X + Y;
           x[m2] = X - Y;
-          if constexpr (S > 0) x[m2] = times(x[m2], tw);
+          if constexpr (TW) x[m2] = x[m2] * twt;
+          else if (!unit) x[m2] = times(x[m2], tw);
         }
       }
     }
@@ -419,11 +531,14 @@ G16_UNROLL
   }
 
   // Round R: the thread holds slots with window bits [L0, L0 + W) and runs the layers in it.
+  // The rounds cut the layers into windows from bit 0 up; DIT runs them upwards, DIF downwards,
+  // so both have the round of layer 0 at L0 = 0, where the first group's twiddles are 1.
   template <int R>
   G16_HD void round() const {
-    constexpr int s_top = DIT ? ((W * R + W - 1) < K - 1 ? (W * R + W - 1) : K - 1) : K - 1 - W * R;
-    constexpr int s_bot = DIT ? W * R : ((s_top - W + 1) > 0 ? (s_top - W + 1) : 0);
-    constexpr int L0 = DIT ? (s_bot < K - W ? s_bot : K - W) : s_bot;
+    constexpr int r = DIT ? R : NR - 1 - R;
+    constexpr int s_bot = W * r;
+    constexpr int s_top = (W * r + W - 1) < K - 1 ? (W * r + W - 1) : K - 1;
+    constexpr int L0 = s_bot < K - W ? s_bot : K - W;
     constexpr int NL = s_top - s_bot + 1;
     const uint32_t l = tid >> (K - W), ut = tid & (TPL - 1);
     const uint32_t hi_part = (ut >> L0) << (L0 + W), lo_part = ut & ((1u << L0) - 1);
@@ -445,11 +560,16 @@ __global__ void table_init_kernel(const table_init_args a) {
   if (idx < a.lay.total()) table_entry(a, idx);
 }
 
-template <int K, bool DIT, int R>
-__device__ __forceinline__ void run_rounds(const pass_tile<K, DIT>& T) {
+__global__ void coset_table_init_kernel(const coset_init_args a) {
+  const uint64_t idx = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (idx < a.lay.total()) coset_entry(a, idx);
+}
+
+template <int K, bool DIT, bool TW, int R>
+__device__ __forceinline__ void run_rounds(const pass_tile<K, DIT, TW>& T) {
   T.template round<R>();
   __syncthreads();
-  if constexpr (R + 1 < pass_tile<K, DIT>::NR) run_rounds<K, DIT, R + 1>(T);
+  if constexpr (R + 1 < pass_tile<K, DIT, TW>::NR) run_rounds<K, DIT, TW, R + 1>(T);
 }
 
 // Blocks per SM the register allocation aims for: with 4 elements per thread a block of 2^10
@@ -464,45 +584,55 @@ __device__ __forceinline__ void run_rounds(const pass_tile<K, DIT>& T) {
 #endif
 #endif
 
-template <int K, bool DIT>
+template <int K, bool DIT, bool TW>
 __global__ void __launch_bounds__(kMaxThreads, G16_NTT_MIN_BLOCKS) ntt_pass_kernel(const pass_args a) {
   extern __shared__ uint4 smem[];
   // The high halves sit at a fixed offset so shared-memory addresses share registers.
-  const pass_tile<K, DIT> T{a, blockIdx.x, threadIdx.x, blockDim.x, smem, smem + (1u << kTileLog)};
+  const pass_tile<K, DIT, TW> T{a, blockIdx.x, threadIdx.x, blockDim.x, smem, smem + (1u << kTileLog)};
   T.load();
   __syncthreads();
-  run_rounds<K, DIT, 0>(T);
+  run_rounds<K, DIT, TW, 0>(T);
   T.store();
 }
 
-template <int K, bool DIT>
+template <int K, bool DIT, bool TW>
 cudaError_t launch_pass(const pass_args& a, const pass_plan& p, cudaStream_t s) {
-  const size_t smem = (size_t(16) << kTileLog) + (size_t(16) << (K + p.c));
-  if (smem > 48 * 1024) {
-    cudaError_t e = cudaFuncSetAttribute(ntt_pass_kernel<K, DIT>,
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-    if (e != cudaSuccess) return e;
+  if constexpr (K > (int)kTileLog || (TW && K < (int)kMinTwistK)) {
+    return cudaErrorInvalidValue;  // no plan has such a pass (not compiled)
+  } else {
+    const size_t smem = (size_t(16) << kTileLog) + (size_t(16) << (K + p.c));
+    if (smem > 48 * 1024) {
+      cudaError_t e = cudaFuncSetAttribute(ntt_pass_kernel<K, DIT, TW>,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+      if (e != cudaSuccess) return e;
+    }
+    ntt_pass_kernel<K, DIT, TW><<<(unsigned)p.blocks, p.threads, smem, s>>>(a);
+    return cudaGetLastError();
   }
-  ntt_pass_kernel<K, DIT><<<(unsigned)p.blocks, p.threads, smem, s>>>(a);
-  return cudaGetLastError();
 }
 
-template <bool DIT>
+template <bool DIT, bool TW>
 cudaError_t dispatch_pass(const pass_args& a, const pass_plan& p, cudaStream_t s) {
   switch (p.k) {
-    case 1: return launch_pass<1, DIT>(a, p, s);
-    case 2: return launch_pass<2, DIT>(a, p, s);
-    case 3: return launch_pass<3, DIT>(a, p, s);
-    case 4: return launch_pass<4, DIT>(a, p, s);
-    case 5: return launch_pass<5, DIT>(a, p, s);
-    case 6: return launch_pass<6, DIT>(a, p, s);
-    case 7: return launch_pass<7, DIT>(a, p, s);
-    case 8: return launch_pass<8, DIT>(a, p, s);
-    case 9: return launch_pass<9, DIT>(a, p, s);
-    case 10: return launch_pass<10, DIT>(a, p, s);
-    case 11: return launch_pass<11, DIT>(a, p, s);
+    case 1: return launch_pass<1, DIT, TW>(a, p, s);
+    case 2: return launch_pass<2, DIT, TW>(a, p, s);
+    case 3: return launch_pass<3, DIT, TW>(a, p, s);
+    case 4: return launch_pass<4, DIT, TW>(a, p, s);
+    case 5: return launch_pass<5, DIT, TW>(a, p, s);
+    case 6: return launch_pass<6, DIT, TW>(a, p, s);
+    case 7: return launch_pass<7, DIT, TW>(a, p, s);
+    case 8: return launch_pass<8, DIT, TW>(a, p, s);
+    case 9: return launch_pass<9, DIT, TW>(a, p, s);
+    case 10: return launch_pass<10, DIT, TW>(a, p, s);
+    case 11: return launch_pass<11, DIT, TW>(a, p, s);
     default: return cudaErrorInvalidValue;
   }
+}
+
+cudaError_t dispatch(const pass_args& a, const pass_plan& p, bool dit, cudaStream_t s) {
+  const bool tw = a.lt_tw != nullptr;
+  if (dit) return tw ? dispatch_pass<true, true>(a, p, s) : dispatch_pass<true, false>(a, p, s);
+  return tw ? dispatch_pass<false, true>(a, p, s) : dispatch_pass<false, false>(a, p, s);
 }
 
 cudaError_t run_passes(fr_t* data, uint32_t lg_n, bool inverse, bool dit, const fr_t* table,
@@ -511,8 +641,23 @@ cudaError_t run_passes(fr_t* data, uint32_t lg_n, bool inverse, bool dit, const 
   pass_plan plan[8];
   const uint32_t np = make_plan(lg_n, dit, plan);
   for (uint32_t i = 0; i < np; i++) {
-    const pass_args a = make_pass_args(data, table, lay, inverse, plan[i]);
-    const cudaError_t e = dit ? dispatch_pass<true>(a, plan[i], s) : dispatch_pass<false>(a, plan[i], s);
+    const cudaError_t e = dispatch(make_pass_args(data, table, lay, inverse, plan[i]), plan[i], dit, s);
+    if (e != cudaSuccess) return e;
+  }
+  return cudaSuccess;
+}
+
+// The coset transforms: forward DIT (bit-reversed in, natural out), inverse DIF (natural in,
+// bit-reversed out), with the passes' tables taken from the coset table.
+cudaError_t run_coset_passes(fr_t* data, uint32_t lg_n, bool inverse, const fr_t* table,
+                             uint32_t lg_max, const fr_t* coset, cudaStream_t s) {
+  const table_layout lay(lg_max);
+  const coset_layout cl(lg_n);
+  pass_plan plan[8];
+  const uint32_t np = make_plan(lg_n, !inverse, plan);
+  for (uint32_t i = 0; i < np; i++) {
+    const pass_args a = make_coset_pass_args(data, table, lay, coset, cl, inverse, plan[i]);
+    const cudaError_t e = dispatch(a, plan[i], !inverse, s);
     if (e != cudaSuccess) return e;
   }
   return cudaSuccess;
@@ -544,6 +689,39 @@ cudaError_t ntt_table_init(fr_t* table, uint32_t lg_max, const fr_t& omega, cons
   const unsigned threads = 128;
   table_init_kernel<<<(unsigned)((n + threads - 1) / threads), threads, 0, s>>>(a);
   return cudaGetLastError();
+}
+
+size_t ntt_coset_table_size(uint32_t lg_n) {
+  const ntt_detail::coset_layout cl(lg_n);
+  return cl.ok ? size_t(cl.total()) * sizeof(fr_t) : 0;
+}
+
+cudaError_t ntt_coset_table_init(fr_t* table, uint32_t lg_n, const fr_t (&omega)[2],
+                                 const fr_t (&beta)[2], const fr_t (&kappa)[2], cudaStream_t s) {
+  using namespace ntt_detail;
+  coset_init_args a;
+  a.table = table;
+  a.lay = coset_layout(lg_n);
+  if (table == nullptr || !a.lay.ok) return cudaErrorInvalidValue;
+  for (int d = 0; d < 2; d++)
+    for (int i = 0; i < 8; i++) {
+      a.omega[d].v[i] = omega[d].v[i];
+      a.beta[d].v[i] = beta[d].v[i];
+      a.kappa[d].v[i] = kappa[d].v[i];
+    }
+  const uint64_t n = a.lay.total();
+  const unsigned threads = 128;
+  coset_table_init_kernel<<<(unsigned)((n + threads - 1) / threads), threads, 0, s>>>(a);
+  return cudaGetLastError();
+}
+
+cudaError_t ntt_coset(fr_t* data, uint32_t lg_n, bool inverse, const fr_t* table, uint32_t lg_max,
+                      const fr_t* coset, cudaStream_t s) {
+  using namespace ntt_detail;
+  if (data == nullptr || table == nullptr || coset == nullptr || lg_max < 1 || lg_max > kMaxLgMax ||
+      lg_n > lg_max || !coset_layout(lg_n).ok)
+    return cudaErrorInvalidValue;
+  return run_coset_passes(data, lg_n, inverse, table, lg_max, coset, s);
 }
 
 cudaError_t ntt(fr_t* data, uint32_t lg_n, bool inverse, bool bitrev_in, bool bitrev_out,

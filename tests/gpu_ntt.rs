@@ -1,6 +1,7 @@
 //! The GPU NTT equals the CPU FFT bit for bit: every size 2^1 .. 2^24 and 2^27 once, random
 //! and sparse inputs, forward and inverse, every input/output order, coset variants, and
-//! inverse(forward(x)) == x. Needs a GPU; prints a SKIP line without one.
+//! inverse(forward(x)) == x; the H step's coset transforms with the scaling folded in.
+//! Needs a GPU; prints a SKIP line without one.
 #![cfg(groth16_c2_cuda)]
 
 mod gpu_support;
@@ -9,7 +10,7 @@ use blstrs::Scalar;
 use ff::{Field, PrimeField};
 use gpu_support::*;
 use groth16_c2::backend::cpu::fft::{fft, scale_by_powers, Domain};
-use groth16_c2::backend::cuda::kernels::{ntt, scale_powers, NttTable};
+use groth16_c2::backend::cuda::kernels::{ntt, ntt_coset, scale_powers, CosetTable, NttTable};
 use groth16_c2::backend::cuda::runtime::Stream;
 use rand::{Rng, SeedableRng};
 use rayon::prelude::*;
@@ -189,4 +190,46 @@ fn ntt_2_pow_27_once() {
     );
     let y = gpu.ntt(&x, true, false, true);
     assert!(bitrev(&y) == cpu_fft(&x, true), "2^27 inverse NR");
+}
+
+/// The H step's coset transforms (scaling and constants folded into the passes) against the
+/// CPU: forward from bit-reversed coefficients, `NTT(c_i g^i / n)`; inverse to bit-reversed
+/// coefficients, `g^-i iNTT(y)_i / (n Z(g))`; two- and three-pass plans, with a table built for
+/// the size and for 2^27. Sizes of one pass (2^10 and less) do not fold.
+#[test]
+fn folded_coset_transforms_match_the_cpu() {
+    if !gpu_or_skip("folded_coset_transforms_match_the_cpu") {
+        return;
+    }
+    let stream = Stream::new().unwrap();
+    for lg in [1, 5, 10] {
+        assert!(CosetTable::new(lg, &stream).unwrap().is_none(), "2^{lg} folds");
+    }
+    let big = Gpu::new(27);
+    let g = Scalar::MULTIPLICATIVE_GENERATOR;
+    for lg in [11u32, 12, 13, 16, 19, 20, 21, 22, 24] {
+        let n = 1usize << lg;
+        let coset = CosetTable::new(lg, &stream).unwrap().expect("folds");
+        stream.synchronize().unwrap(); // built on another stream than the transforms'
+        let own = Gpu::new(lg);
+        let n_inv = Scalar::from(n as u64).invert().unwrap();
+        let z_inv = (g.pow_vartime([n as u64]) - Scalar::ONE).invert().unwrap();
+        for (gpu, which) in [(&own, "own table"), (&big, "2^27 table")] {
+            for sparse in [false, true] {
+                let x = random(n, 500 + lg as u64 + sparse as u64, sparse);
+                let what = format!("2^{lg} {which} {}", if sparse { "sparse" } else { "random" });
+                let mut d = to_device(&bitrev(&x), &gpu.stream);
+                ntt_coset(&mut d, false, &gpu.table, &coset, &gpu.stream).unwrap();
+                let mut want = x.clone();
+                scale_by_powers(&mut want, n_inv, g);
+                assert!(to_host(&d, n, &gpu.stream) == cpu_fft(&want, false), "{what} forward");
+
+                let mut d = to_device(&x, &gpu.stream);
+                ntt_coset(&mut d, true, &gpu.table, &coset, &gpu.stream).unwrap();
+                let mut want = cpu_fft(&x, true);
+                scale_by_powers(&mut want, z_inv * n_inv, g.invert().unwrap());
+                assert!(to_host(&d, n, &gpu.stream) == bitrev(&want), "{what} inverse");
+            }
+        }
+    }
 }

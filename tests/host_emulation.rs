@@ -337,6 +337,42 @@ fn ntt_passes_match_a_radix_2_reference() {
     );
 }
 
+/// The H step's coset transforms, the scaling folded into the passes, against the plain
+/// transforms with the scaling apart: two-pass plans (2^11, 2^12, 2^16, tables for the size and
+/// for 2^27) and a three-pass one (2^20, its own table), with the default kernels; two-pass
+/// plans with tiles of 2^11.
+#[test]
+fn coset_passes_fold_the_scaling() {
+    let Some(cxx) = cxx() else {
+        eprintln!("SKIP host_emulation: no C++ compiler (set CXX)");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    for (i, (variant, flags, sizes)) in [
+        ("default", "-DG16_EMULATE_PTX", &["11", "12", "16", "20"][..]),
+        (
+            "tiles of 2^11",
+            "-DG16_EMULATE_PTX -DG16_NTT_TILE_LOG=11",
+            &["12", "16"][..],
+        ),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let program = build(&cxx, "emu_ntt.cpp", flags, dir.path(), &format!("coset_{i}"));
+        let out = Command::new(&program)
+            .arg("coset")
+            .args(*sizes)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && text.trim_end().ends_with("ALL OK"),
+            "coset passes, {variant}: {text}"
+        );
+    }
+}
+
 /// Bit reversal, power scaling and the point-wise H step.
 #[test]
 fn h_kernels_match_direct_formulas() {

@@ -11,20 +11,25 @@ using namespace g16::ntt_detail;
 static std::mt19937_64 rng(42);
 fr_t rnd() { fr_t x; for (int i=0;i<8;i++) x.v[i]=(uint32_t)rng(); x.v[7] &= 0x3fffffff; return x.to_mont(); }
 
-template<int K, bool DIT, int R> void rounds(std::vector<pass_tile<K,DIT>>& ts) {
+template<int K, bool DIT, bool TW, int R> void rounds(std::vector<pass_tile<K,DIT,TW>>& ts) {
   for (auto& T : ts) T.template round<R>();
-  if constexpr (R + 1 < pass_tile<K,DIT>::NR) rounds<K,DIT,R+1>(ts);
+  if constexpr (R + 1 < pass_tile<K,DIT,TW>::NR) rounds<K,DIT,TW,R+1>(ts);
 }
-template<int K, bool DIT> void emu_pass(const pass_args& a, const pass_plan& p) {
+template<int K, bool DIT, bool TW> void emu_pass_tw(const pass_args& a, const pass_plan& p) {
   std::vector<uint4> smem((size_t(1) << kTileLog) + (size_t(1) << (K + p.c)));
   for (uint64_t b = 0; b < p.blocks; b++) {
-    std::vector<pass_tile<K,DIT>> ts;
+    std::vector<pass_tile<K,DIT,TW>> ts;
     for (uint32_t t = 0; t < p.threads; t++)
-      ts.push_back(pass_tile<K,DIT>{a, (uint32_t)b, t, p.threads, smem.data(), smem.data() + (1u << kTileLog)});
+      ts.push_back(pass_tile<K,DIT,TW>{a, (uint32_t)b, t, p.threads, smem.data(), smem.data() + (1u << kTileLog)});
     for (auto& T : ts) T.load();
-    rounds<K,DIT,0>(ts);
+    rounds<K,DIT,TW,0>(ts);
     for (auto& T : ts) T.store();
   }
+}
+template<int K, bool DIT> void emu_pass(const pass_args& a, const pass_plan& p) {
+  if (a.lt_tw == nullptr) emu_pass_tw<K,DIT,false>(a, p);
+  else if (K >= (int)kMinTwistK) emu_pass_tw<K,DIT,true>(a, p);
+  else abort();
 }
 template<bool DIT> void emu_dispatch(const pass_args& a, const pass_plan& p) {
   switch (p.k) {
@@ -44,6 +49,65 @@ void emu_ntt(std::vector<fr_t>& d, uint32_t L, bool inv, bool dit, const std::ve
     if (dit) emu_dispatch<true>(a, plan[i]); else emu_dispatch<false>(a, plan[i]);
   }
 }
+// The coset transforms (scaling folded into the passes) against the plain ones with the
+// scaling done apart, for sizes 2^L, tables of lg_max; random beta and kappa, and H's own.
+int check_coset(const fr_t& w32, const std::vector<uint32_t>& sizes) {
+  int bad = 0;
+  for (uint32_t L : sizes) for (uint32_t lg_max : {L, 27u}) {
+    if (lg_max < L || (lg_max != L && L >= 17)) continue;  // the slow emulations once
+    fr_t om = w32; for (uint32_t i=lg_max;i<32;i++) om=om.sqr();
+    table_layout lay(lg_max);
+    std::vector<fr_t> table(lay.total());
+    table_init_args ta; ta.table=table.data(); ta.lay=lay; fr_t omi = om.inverse();
+    memcpy(ta.omega.v, om.v, 32); memcpy(ta.omega_inv.v, omi.v, 32);
+    for (uint64_t i=0;i<lay.total();i++) table_entry(ta, i);
+    coset_layout cl(L);
+    if (!cl.ok) { printf("L %u: no coset plan\n", L); bad++; continue; }
+    fr_t w = om; for (uint32_t i=L;i<lg_max;i++) w=w.sqr();
+    for (int kind = 0; kind < 2; kind++) {
+      // kind 0: random beta, kappa; kind 1: beta = 7 (Fr's generator g), kappa = 1/n
+      fr_t beta[2], kappa[2];
+      if (kind == 0) { beta[0]=rnd(); beta[1]=rnd(); kappa[0]=rnd(); kappa[1]=rnd(); }
+      else { fr_t g = fr_t::one(); for (int i=0;i<6;i++) g = g + fr_t::one();
+        fr_t n = fr_t::one(); for (uint32_t i=0;i<L;i++) n = n + n;
+        beta[0]=g; beta[1]=g.inverse(); kappa[0]=n.inverse(); kappa[1]=n.inverse(); }
+      coset_init_args ca; ca.table = nullptr; ca.lay = cl;
+      fr_t wi = w.inverse();
+      memcpy(ca.omega[0].v, w.v, 32); memcpy(ca.omega[1].v, wi.v, 32);
+      for (int d=0; d<2; d++) { memcpy(ca.beta[d].v, beta[d].v, 32); memcpy(ca.kappa[d].v, kappa[d].v, 32); }
+      std::vector<fr_t> ct(cl.total()); ca.table = ct.data();
+      for (uint64_t i=0;i<cl.total();i++) coset_entry(ca, i);
+      size_t n = size_t(1)<<L;
+      for (int inv=0; inv<2; inv++) {
+        std::vector<fr_t> in(n); for (auto& x: in) x=rnd();
+        if (kind == 1) { in[0] = fr_t::zero(); in[n-1] = fr_t::one(); }
+        std::vector<fr_t> pw(n); fr_t p = kappa[inv]; for (size_t i=0;i<n;i++) { pw[i]=p; p=p*beta[inv]; }
+        std::vector<fr_t> ref(in), d(in);
+        if (!inv) {  // bit-reversed coefficients in: scale, DIT
+          for (size_t i=0;i<n;i++) ref[i] = ref[i] * pw[bitrev64(i,L)];
+          emu_ntt(ref, L, false, true, table, lg_max);
+        } else {     // natural evaluations in: DIF, scale the bit-reversed coefficients
+          emu_ntt(ref, L, true, false, table, lg_max);
+          for (size_t i=0;i<n;i++) ref[i] = ref[i] * pw[bitrev64(i,L)];
+        }
+        pass_plan plan[8]; uint32_t np = make_plan(L, !inv, plan);
+        for (uint32_t i=0;i<np;i++) {
+          const pass_args a = make_coset_pass_args(d.data(), table.data(), lay, ct.data(), cl, inv, plan[i]);
+          if (!inv) emu_dispatch<true>(a, plan[i]); else emu_dispatch<false>(a, plan[i]);
+        }
+        int e=0; for (size_t i=0;i<n;i++) if(!(d[i]==ref[i])) e++;
+        printf("coset L %2u lg_max %2u passes %u (k %u %u %u) %s inv %d errs %d\n", L, lg_max, cl.np,
+               cl.k0, cl.k1, cl.k2, kind ? "H's beta, kappa" : "random beta, kappa", inv, e);
+        bad += e;
+      }
+    }
+  }
+  // Sizes that cannot fold say so.
+  for (uint32_t L : {0u, 1u, 5u, 10u, 29u, 31u, 32u})
+    if (coset_layout(L).ok) { printf("L %u: unexpected coset plan\n", L); bad++; }
+  return bad;
+}
+
 int main(int argc, char** argv) {
   // omega_max for lg_max: Fr root of unity of order 2^32, squared 32-lg_max times.
   // Fr::ROOT_OF_UNITY (canonical) = 0x16a2a19edfe81f20d09b681922c813b4b63683508c2280b93829971f439f0d2b
@@ -52,6 +116,12 @@ int main(int argc, char** argv) {
   w32 = w32.to_mont();
   // sanity: w32^(2^32) == 1, w32^(2^31) != 1
   { fr_t t=w32; for(int i=0;i<31;i++) t=t.sqr(); if (t==fr_t::one()) {printf("bad root\n");return 1;} t=t.sqr(); if(!(t==fr_t::one())){printf("bad root2\n");return 1;} }
+  if (argc > 1 && strcmp(argv[1], "coset") == 0) {
+    std::vector<uint32_t> sizes; for (int i=2;i<argc;i++) sizes.push_back(atoi(argv[i]));
+    int bad = check_coset(w32, sizes);
+    printf(bad ? "FAIL\n" : "ALL OK\n");
+    return bad != 0;
+  }
   int maxL = argc > 1 ? atoi(argv[1]) : 14;
   int bad = 0;
   for (uint32_t lg_max : {1u, 5u, 12u, 14u, 16u, 22u, 27u}) {

@@ -10,7 +10,7 @@ use blstrs::Scalar;
 use once_cell::sync::OnceCell;
 use parking_lot::{Mutex, MutexGuard};
 
-use super::kernels::NttTable;
+use super::kernels::{CosetTable, NttTable};
 use super::resident::DeviceSrs;
 use super::runtime::{device_count, memory_info, set_device, DeviceBuffer, Stream};
 use crate::error::{Error, Result};
@@ -20,6 +20,8 @@ pub struct DeviceState {
     pub compute: Stream,
     pub copy: Stream,
     pub table: Option<NttTable>,
+    /// The H step's coset tables, one per domain size seen that folds them.
+    pub coset: Vec<CosetTable>,
     pub abc: Vec<DeviceBuffer<Scalar>>,
     pub scratch: Scratch,
     /// The SRS kept on this device between proofs (one at a time).
@@ -76,6 +78,7 @@ impl DeviceState {
             compute: Stream::new()?,
             copy: Stream::new()?,
             table: None,
+            coset: Vec::new(),
             abc: Vec::new(),
             scratch: Scratch::default(),
             srs: None,

@@ -110,6 +110,24 @@ extern "C" {
         lg_max: u32,
         stream: Stream,
     ) -> c_int;
+    pub fn g16_ntt_coset_table_size(lg_n: u32) -> usize;
+    pub fn g16_ntt_coset_table_init(
+        coset: *mut c_void,
+        lg_n: u32,
+        omega2: *const c_void,
+        beta2: *const c_void,
+        kappa2: *const c_void,
+        stream: Stream,
+    ) -> c_int;
+    pub fn g16_ntt_coset(
+        data: *mut c_void,
+        lg_n: u32,
+        inverse: c_int,
+        table: *const c_void,
+        lg_max: u32,
+        coset: *const c_void,
+        stream: Stream,
+    ) -> c_int;
     pub fn g16_scale_powers(
         data: *mut c_void,
         lg_n: u32,

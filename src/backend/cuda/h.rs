@@ -4,7 +4,9 @@
 //!
 //! Order of work per vector: iNTT (natural in, bit-reversed out) → scale by `g^i / n` (indexed
 //! in bit-reversed order) → NTT (bit-reversed in, natural out) puts it on the coset. Then
-//! `a = (a·b − c) / Z(g) / n`, an iNTT in natural order, and a scale by `g^-i`.
+//! `a = (a·b − c) / Z(g) / n`, an iNTT in natural order, and a scale by `g^-i`. For domains of
+//! 2^11..2^28 the scalings and the constant factors are folded into the coset transforms'
+//! passes ([`ntt_coset`]), so no pass of its own touches the vectors for them.
 
 use std::mem::MaybeUninit;
 
@@ -12,7 +14,7 @@ use blstrs::Scalar;
 use ff::{Field, PrimeField};
 
 use super::device::DeviceState;
-use super::kernels::{h_pointwise, ntt, scale_powers, NttTable};
+use super::kernels::{bit_reverse, h_pointwise, ntt, ntt_coset, scale_powers, CosetTable, NttTable};
 use super::runtime::{DeviceBuffer, Event, PinnedRegion, Stream};
 use crate::error::Result;
 
@@ -66,6 +68,12 @@ pub fn prepare(state: &mut DeviceState, n: usize) -> Result<()> {
         state.table = None; // free the old table before building a larger one
         state.table = Some(NttTable::new(lg_n.max(MIN_TABLE_LG), &state.compute)?);
     }
+    // Kept per size (a few MiB each): a host alternating sizes frees nothing inside the lock.
+    if !state.coset.iter().any(|c| c.lg_n == lg_n) {
+        if let Some(c) = CosetTable::new(lg_n, &state.compute)? {
+            state.coset.push(c);
+        }
+    }
     state.ensure_abc(n)
 }
 
@@ -82,17 +90,21 @@ pub fn transform(
     let DeviceState {
         compute,
         table,
+        coset,
         abc,
         ..
     } = state;
     let table = table.as_ref().expect("prepare builds the table");
-    transform_on(compute, table, abc, lens, n, arrived)
+    let coset = coset.iter().find(|c| c.lg_n == n.trailing_zeros());
+    transform_on(compute, table, coset, abc, lens, n, arrived)
 }
 
 /// [`transform`] over explicit parts of the device state.
+/// `coset`, when given, holds the coset tables for `n` (the folded path).
 pub fn transform_on(
     compute: &Stream,
     table: &NttTable,
+    coset: Option<&CosetTable>,
     abc: &mut [DeviceBuffer<Scalar>],
     lens: [usize; 3],
     n: usize,
@@ -101,17 +113,29 @@ pub fn transform_on(
     let lg_n = n.trailing_zeros();
     let g = Scalar::MULTIPLICATIVE_GENERATOR;
     let n_inv = Scalar::from(n as u64).invert().unwrap();
+    let coset = coset.filter(|c| c.lg_n == lg_n);
     for (i, (buf, len)) in abc.iter_mut().zip(lens).enumerate() {
         if let Some(events) = arrived {
             compute.wait(&events[i])?;
         }
         buf.zero_range_async(len, n, compute)?;
         ntt(buf, lg_n, true, false, true, table, compute)?;
-        scale_powers(buf, lg_n, n_inv, g, true, compute)?;
-        ntt(buf, lg_n, false, true, false, table, compute)?;
+        match coset {
+            Some(coset) => ntt_coset(buf, false, table, coset, compute)?,
+            None => {
+                scale_powers(buf, lg_n, n_inv, g, true, compute)?;
+                ntt(buf, lg_n, false, true, false, table, compute)?;
+            }
+        }
     }
     let z_inv = (g.pow_vartime([n as u64]) - Scalar::ONE).invert().unwrap();
     let (ha, rest) = abc.split_at_mut(1);
+    if let Some(coset) = coset {
+        // 1/(n Z(g)) and g^-i are in the inverse coset transform.
+        h_pointwise(&mut ha[0], &rest[0], &rest[1], n, Scalar::ONE, compute)?;
+        ntt_coset(&mut ha[0], true, table, coset, compute)?;
+        return bit_reverse(&mut ha[0], lg_n, compute);
+    }
     h_pointwise(&mut ha[0], &rest[0], &rest[1], n, z_inv * n_inv, compute)?;
     ntt(&mut ha[0], lg_n, true, false, false, table, compute)?;
     scale_powers(

@@ -77,6 +77,78 @@ pub fn ntt(
     })
 }
 
+/// The tables of the H step's coset transforms for one domain of `2^lg_n` (see
+/// `cuda/ntt.cu`): the coset scaling and the constant factors folded into their passes.
+pub struct CosetTable {
+    table: DeviceBuffer<u8>,
+    pub lg_n: u32,
+}
+
+impl CosetTable {
+    /// The tables for moving onto the coset `g H` with `1/n` (forward) and back with
+    /// `g^-i / (n Z(g))` (inverse); `None` when `2^lg_n` cannot fold them (one pass, or more
+    /// than three).
+    pub fn new(lg_n: u32, stream: &Stream) -> Result<Option<CosetTable>> {
+        // SAFETY: a pure size computation.
+        let bytes = unsafe { ffi::g16_ntt_coset_table_size(lg_n) };
+        if bytes == 0 {
+            return Ok(None);
+        }
+        let n = 1u64 << lg_n;
+        let mut omega = Scalar::ROOT_OF_UNITY;
+        for _ in lg_n..Scalar::S {
+            omega = omega.square();
+        }
+        let g = Scalar::MULTIPLICATIVE_GENERATOR;
+        let n_inv = Scalar::from(n).invert().unwrap();
+        let z_inv = (g.pow_vartime([n]) - Scalar::ONE).invert().unwrap();
+        let omega2 = [omega, omega.invert().unwrap()];
+        let beta2 = [g, g.invert().unwrap()];
+        let kappa2 = [n_inv, z_inv * n_inv];
+        let mut table = DeviceBuffer::<u8>::new(bytes)?;
+        // SAFETY: the table has the size the launcher asked for; each argument is two host
+        // scalars read before the call returns.
+        launched("g16_ntt_coset_table_init", unsafe {
+            ffi::g16_ntt_coset_table_init(
+                table.as_mut_ptr(),
+                lg_n,
+                host(&omega2),
+                host(&beta2),
+                host(&kappa2),
+                stream.raw(),
+            )
+        })?;
+        Ok(Some(CosetTable { table, lg_n }))
+    }
+}
+
+/// The H step's coset transforms of `2^lg_n` elements in place. Forward: bit-reversed
+/// coefficients in, evaluations on `g H` (natural order) out, the coefficients scaled by
+/// `g^i / n` first. Inverse: evaluations on `g H` in, coefficients in bit-reversed order out,
+/// each scaled by `g^-i / (n Z(g))`.
+pub fn ntt_coset(
+    data: &mut DeviceBuffer<Scalar>,
+    inverse: bool,
+    table: &NttTable,
+    coset: &CosetTable,
+    stream: &Stream,
+) -> Result<()> {
+    let lg_n = coset.lg_n;
+    assert!(lg_n <= table.lg_max && data.len() >= 1 << lg_n);
+    // SAFETY: the buffer holds 2^lg_n elements; the tables serve lg_n.
+    launched("g16_ntt_coset", unsafe {
+        ffi::g16_ntt_coset(
+            data.as_mut_ptr(),
+            lg_n,
+            inverse as i32,
+            table.table.as_ptr(),
+            table.lg_max,
+            coset.table.as_ptr(),
+            stream.raw(),
+        )
+    })
+}
+
 /// `data[i] *= first * ratio^k(i)`, `k(i) = i` or its bit reversal.
 pub fn scale_powers(
     data: &mut DeviceBuffer<Scalar>,

@@ -147,6 +147,7 @@ fn run(
         compute,
         copy,
         table,
+        coset,
         abc,
         scratch,
         srs: resident_srs,
@@ -202,6 +203,7 @@ fn run(
         h::transform_on(
             compute,
             table.as_ref().expect("prepare builds it"),
+            coset.iter().find(|c| c.lg_n == n.trailing_zeros()),
             abc,
             inputs.abc.map(<[Scalar]>::len),
             n,
