@@ -531,14 +531,18 @@ fn build_cuda(crate_dir: &Path, out_dir: &Path, nvcc: &Path) -> Targets {
             .is_some_and(|s| s.to_string_lossy().ends_with("_test"))
     });
 
-    // The cache key: how archives are made, every file under cuda/, the toolkit, the target,
-    // the flags.
+    // The cache key: how archives are made, every source and header under cuda/ (not its
+    // README: a doc edit recompiles nothing), the toolkit, the target, the flags.
     let mut key = 0xcbf2_9ce4_8422_2325u64;
     fnv1a(&mut key, b"one object per file, no relocatable device code");
     let mut files: Vec<PathBuf> = std::fs::read_dir(crate_dir.join("cuda"))
         .expect("cuda/ is readable")
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.is_file())
+        .filter(|p| {
+            p.extension()
+                .is_some_and(|e| e == "cu" || e == "cuh" || e == "h")
+        })
         .collect();
     files.sort();
     for f in &files {

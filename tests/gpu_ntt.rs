@@ -203,7 +203,10 @@ fn folded_coset_transforms_match_the_cpu() {
     }
     let stream = Stream::new().unwrap();
     for lg in [1, 5, 10] {
-        assert!(CosetTable::new(lg, &stream).unwrap().is_none(), "2^{lg} folds");
+        assert!(
+            CosetTable::new(lg, &stream).unwrap().is_none(),
+            "2^{lg} folds"
+        );
     }
     let big = Gpu::new(27);
     let g = Scalar::MULTIPLICATIVE_GENERATOR;
@@ -217,18 +220,27 @@ fn folded_coset_transforms_match_the_cpu() {
         for (gpu, which) in [(&own, "own table"), (&big, "2^27 table")] {
             for sparse in [false, true] {
                 let x = random(n, 500 + lg as u64 + sparse as u64, sparse);
-                let what = format!("2^{lg} {which} {}", if sparse { "sparse" } else { "random" });
+                let what = format!(
+                    "2^{lg} {which} {}",
+                    if sparse { "sparse" } else { "random" }
+                );
                 let mut d = to_device(&bitrev(&x), &gpu.stream);
                 ntt_coset(&mut d, false, &gpu.table, &coset, &gpu.stream).unwrap();
                 let mut want = x.clone();
                 scale_by_powers(&mut want, n_inv, g);
-                assert!(to_host(&d, n, &gpu.stream) == cpu_fft(&want, false), "{what} forward");
+                assert!(
+                    to_host(&d, n, &gpu.stream) == cpu_fft(&want, false),
+                    "{what} forward"
+                );
 
                 let mut d = to_device(&x, &gpu.stream);
                 ntt_coset(&mut d, true, &gpu.table, &coset, &gpu.stream).unwrap();
                 let mut want = cpu_fft(&x, true);
                 scale_by_powers(&mut want, z_inv * n_inv, g.invert().unwrap());
-                assert!(to_host(&d, n, &gpu.stream) == bitrev(&want), "{what} inverse");
+                assert!(
+                    to_host(&d, n, &gpu.stream) == bitrev(&want),
+                    "{what} inverse"
+                );
             }
         }
     }

@@ -349,7 +349,11 @@ fn coset_passes_fold_the_scaling() {
     };
     let dir = tempfile::tempdir().unwrap();
     for (i, (variant, flags, sizes)) in [
-        ("default", "-DG16_EMULATE_PTX", &["11", "12", "16", "20"][..]),
+        (
+            "default",
+            "-DG16_EMULATE_PTX",
+            &["11", "12", "16", "20"][..],
+        ),
         (
             "tiles of 2^11",
             "-DG16_EMULATE_PTX -DG16_NTT_TILE_LOG=11",
@@ -359,7 +363,13 @@ fn coset_passes_fold_the_scaling() {
     .iter()
     .enumerate()
     {
-        let program = build(&cxx, "emu_ntt.cpp", flags, dir.path(), &format!("coset_{i}"));
+        let program = build(
+            &cxx,
+            "emu_ntt.cpp",
+            flags,
+            dir.path(),
+            &format!("coset_{i}"),
+        );
         let out = Command::new(&program)
             .arg("coset")
             .args(*sizes)

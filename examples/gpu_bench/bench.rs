@@ -246,8 +246,9 @@ fn msm_section(sizes: &[u32], runs: usize, cpu: bool) {
 
 /// The NTT rows of `sppark_bench ntt`, under the same names: forward natural to natural,
 /// forward natural to bit-reversed, inverse natural to natural, forward on the coset `g H`,
-/// one polynomial's H step (inverse NTT, coset scaling, forward NTT), and the whole H of three
-/// polynomials (the device part of `h::transform`).
+/// one polynomial's H step (inverse NTT, coset scaling, forward NTT; the scaling folded into
+/// the coset transform where the size allows, as in H), and the whole H of three polynomials
+/// (the device part of `h::transform`).
 const NTT_VARIANTS: [&str; 6] = ["fwd_nn", "fwd_nr", "inv_nn", "coset_nn", "lde", "h"];
 
 /// GPU ms of one NTT variant on `d` (2^lg elements), median of `runs`.
@@ -259,10 +260,12 @@ fn ntt_variant(
     stream: &Stream,
     runs: usize,
 ) -> f64 {
-    use groth16_c2::backend::cuda::kernels::scale_powers;
+    use groth16_c2::backend::cuda::kernels::{ntt_coset, scale_powers, CosetTable};
     let g = Scalar::MULTIPLICATIVE_GENERATOR;
     let n = 1usize << lg;
     let n_inv = Scalar::from(n as u64).invert().unwrap();
+    // The H step's coset tables (None for sizes that cannot fold the scaling).
+    let coset = CosetTable::new(lg, stream).unwrap();
     if variant == "h" {
         let mut abc: Vec<DeviceBuffer<Scalar>> = (0..3)
             .map(|i| {
@@ -273,7 +276,7 @@ fn ntt_variant(
             .collect();
         stream.synchronize().unwrap();
         return time(runs, || {
-            h::transform_on(stream, table, &mut abc, [n; 3], n, None).unwrap();
+            h::transform_on(stream, table, coset.as_ref(), &mut abc, [n; 3], n, None).unwrap();
             stream.synchronize().unwrap();
         });
     }
@@ -287,8 +290,13 @@ fn ntt_variant(
             }
             "lde" => {
                 ntt(d, lg, true, false, true, table, stream).unwrap();
-                scale_powers(d, lg, n_inv, g, true, stream).unwrap();
-                ntt(d, lg, false, true, false, table, stream).unwrap();
+                match &coset {
+                    Some(coset) => ntt_coset(d, false, table, coset, stream).unwrap(),
+                    None => {
+                        scale_powers(d, lg, n_inv, g, true, stream).unwrap();
+                        ntt(d, lg, false, true, false, table, stream).unwrap();
+                    }
+                }
             }
             _ => ntt(d, lg, false, false, false, table, stream).unwrap(),
         }

@@ -14,7 +14,9 @@ use blstrs::Scalar;
 use ff::{Field, PrimeField};
 
 use super::device::DeviceState;
-use super::kernels::{bit_reverse, h_pointwise, ntt, ntt_coset, scale_powers, CosetTable, NttTable};
+use super::kernels::{
+    bit_reverse, h_pointwise, ntt, ntt_coset, scale_powers, CosetTable, NttTable,
+};
 use super::runtime::{DeviceBuffer, Event, PinnedRegion, Stream};
 use crate::error::Result;
 
