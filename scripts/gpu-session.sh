@@ -10,12 +10,14 @@
 #            device's memory in use); all of them take about 9 minutes, so split them in two calls
 #   sanitize compute-sanitizer over the GPU tests (GPU_SANITIZE_* as scripts/gpu-sanitize.sh)
 #   soak     waits for the params, then 1,000 proofs (SOAK_ARGS to change)
+#   ncu      Nsight Compute over the NTT/H kernels of one gpu_bench variant (NCU_LOG_N, default
+#            27; NCU_VARIANT, default fwd_nn; see scripts/gpu-ncu.sh), a table per launch
 # Budget each call: `ab` about 5 minutes for 8 builds, `tests` 9 (two calls), `sanitize` 8-10,
 # `soak` 3.
 set -uo pipefail
-pack=${1:?usage: gpu-session.sh PACK OUT params|ab|tests|sanitize|soak}
-out=${2:?usage: gpu-session.sh PACK OUT params|ab|tests|sanitize|soak}
-step=${3:?usage: gpu-session.sh PACK OUT params|ab|tests|sanitize|soak}
+pack=${1:?usage: gpu-session.sh PACK OUT params|ab|tests|sanitize|soak|ncu}
+out=${2:?usage: gpu-session.sh PACK OUT params|ab|tests|sanitize|soak|ncu}
+step=${3:?usage: gpu-session.sh PACK OUT params|ab|tests|sanitize|soak|ncu}
 here=$(dirname "$0")
 bin=$(bash "$here/gpu-unpack.sh" "$pack") || exit 1
 mkdir -p "$out" params-cache
@@ -52,6 +54,9 @@ soak)
     # shellcheck disable=SC2086
     "$bin/examples/soak" ${SOAK_ARGS:---proofs 1000 --workers 2 --sizes 16,18,20,22 --big 24 --big-every 25} \
         --params-dir params-cache 2>&1 | grep -v "^[0-9]* proofs$"
+    ;;
+ncu)
+    bash "$here/gpu-ncu.sh" "$pack" "$out/ncu" "${NCU_LOG_N:-27}" "${NCU_VARIANT:-fwd_nn}"
     ;;
 *)
     echo "unknown step $step" >&2

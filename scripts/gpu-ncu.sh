@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# gpu-ncu.sh PACK_DIR OUT_DIR [LOG_N] [VARIANT]: Nsight Compute over the NTT and H kernels of
+# one gpu_bench NTT variant (default: fwd_nn at 2^27; `h` for the whole H step), on the GPU
+# machine. Writes ncu's full report to OUT_DIR/ncu-LOG_N-VARIANT.txt and prints one line per
+# kernel launch: duration, SM, memory and DRAM throughput (% of peak), issue slots busy,
+# achieved occupancy, registers, cycles per issued instruction and ncu's stall rule. It
+# tells a pass bound by its products (issue slots busy, the FMA pipe) from one bound by memory
+# or by latency (stalls). NCU_LAUNCHES (default 12) caps the launches profiled.
+set -uo pipefail
+pack=${1:?usage: gpu-ncu.sh PACK_DIR OUT_DIR [LOG_N] [VARIANT]}
+out=${2:?usage: gpu-ncu.sh PACK_DIR OUT_DIR [LOG_N] [VARIANT]}
+lg=${3:-27}
+variant=${4:-fwd_nn}
+bin=$(bash "$(dirname "$0")/gpu-unpack.sh" "$pack") || exit 1
+mkdir -p "$out"
+report="$out/ncu-$lg-$variant.txt"
+ncu --kernel-name regex:'ntt_pass_kernel|scale_powers|h_pointwise|bit_reverse' \
+    --launch-count "${NCU_LAUNCHES:-12}" \
+    --section SpeedOfLight --section ComputeWorkloadAnalysis --section Occupancy \
+    --section LaunchStats --section WarpStateStats --section MemoryWorkloadAnalysis \
+    "$bin/examples/gpu_bench" --ntt "$lg" --ntt-variants "$variant" --h "" --msm "" --runs 1 --no-cpu \
+    >"$report" 2>&1
+rc=$?
+python3 - "$report" <<'PY'
+import re, sys
+# ncu's text report: a kernel header line, then "Metric Name  Metric Unit  Metric Value" rows.
+want = {
+    "Duration": "ms", "Compute (SM) Throughput": "sm%", "Memory Throughput": "mem%",
+    "DRAM Throughput": "dram%", "Issue Slots Busy": "issue%", "Achieved Occupancy": "occ%",
+    "Registers Per Thread": "regs", "Warp Cycles Per Issued Instruction": "cyc/issue",
+}
+kernels, cur = [], None
+for line in open(sys.argv[1], errors="replace"):
+    m = re.match(r"\s\s(\S.*?\(.*?\))\s+\(\d+, \d+, \d+\)x\(\d+, \d+, \d+\)", line)
+    if m:
+        cur = {"name": re.sub(r"^void ", "", m.group(1).split("(")[0]).split("::")[-1]}
+        kernels.append(cur)
+        continue
+    if cur is None:
+        continue
+    p = re.split(r"\s{2,}", line.strip())
+    if len(p) >= 3 and p[0] in want:
+        value = p[-1].replace(",", "")
+        scale = {"usecond": 1e-3, "msecond": 1.0, "second": 1e3, "nsecond": 1e-6}.get(p[1], 1.0)
+        try:
+            cur[want[p[0]]] = float(value) * scale
+        except ValueError:
+            pass
+    elif "stall" in line and "stall" not in cur:
+        # The first rule sentence that names a stall reason (WarpStateStats).
+        m = re.search(r"(stalled [^.]*\.|spends [^.]*stalled[^.]*\.)", line)
+        if m:
+            cur["stall"] = m.group(1)[:110]
+cols = ["ms", "sm%", "mem%", "dram%", "issue%", "occ%", "regs", "cyc/issue"]
+print("| kernel | " + " | ".join(cols) + " | stall (ncu's rule) |")
+print("|---|" + "---|" * (len(cols) + 1))
+for k in kernels:
+    cells = [f"{k[c]:.2f}" if c in k else "-" for c in cols]
+    print(f"| {k['name']} | " + " | ".join(cells) + " | " + k.get("stall", "-") + " |")
+PY
+exit $rc
