@@ -21,7 +21,7 @@
 //   plan's pass with the smallest such table (at most 2^20 entries; see kPassTableMaxLog).
 // Size: 32 * 2 * (2^(kl-1) + 2^b + 2^(lg_max-b) + |pt|) bytes (17.6 MiB for lg_max = 27).
 #include "internal.cuh"
-#if defined(G16_NTT_F64)
+#if defined(G16_NTT_F64) || defined(G16_NTT_TWIDDLE_F64)
 #include "mont52.cuh"
 #endif
 
@@ -89,9 +89,19 @@ struct table_layout {
 #if defined(G16_NTT_F64)
   // 16 lt[x] after the rest: the multipliers of mont52.cuh's Fr product (G16_NTT_F64).
   G16_HD uint64_t lt16(bool inv) const { return pt(false) + 2 * pt_len + (inv ? lt_len : 0); }
-  G16_HD uint64_t total() const { return 2 * (2 * lt_len + lo_len + hi_len + pt_len); }
+  G16_HD uint64_t core_total() const { return 2 * (2 * lt_len + lo_len + hi_len + pt_len); }
 #else
-  G16_HD uint64_t total() const { return 2 * (lt_len + lo_len + hi_len + pt_len); }
+  G16_HD uint64_t core_total() const { return 2 * (lt_len + lo_len + hi_len + pt_len); }
+#endif
+#if defined(G16_NTT_TWIDDLE_F64)
+  // The two-level table once more in mont52.cuh's limbs, two fr_t slots per entry (40 of their
+  // 64 bytes): lo prepared as a multiplier, hi as plain limbs, so that a between-pass twiddle
+  // w_max^e = hi[e >> b] lo[e & (2^b - 1)] is one product on the FP64 pipe (G16_NTT_TWIDDLE_F64).
+  G16_HD uint64_t lo52(bool inv) const { return core_total() + 2 * (inv ? lo_len + hi_len : 0); }
+  G16_HD uint64_t hi52(bool inv) const { return lo52(inv) + 2 * lo_len; }
+  G16_HD uint64_t total() const { return core_total() + 4 * (lo_len + hi_len); }
+#else
+  G16_HD uint64_t total() const { return core_total(); }
 #endif
 };
 
@@ -107,6 +117,26 @@ G16_HD void table_entry(const table_init_args& a, uint64_t idx) {
   bool inv;
   uint32_t squarings;
   uint64_t x;
+#if defined(G16_NTT_TWIDDLE_F64)
+  if (idx >= L.core_total()) {
+    // Entry e of [lo fwd | hi fwd | lo inv | hi inv] in limbs, written by its first slot.
+    const uint64_t r = idx - L.core_total();
+    if (r & 1) return;
+    uint64_t e = r >> 1;
+    inv = e >= L.lo_len + L.hi_len;
+    if (inv) e -= L.lo_len + L.hi_len;
+    const bool lo = e < L.lo_len;
+    fr_t base;
+    for (int i = 0; i < 8; i++) base.v[i] = inv ? a.omega_inv.v[i] : a.omega.v[i];
+    if (!lo)
+      for (uint32_t i = 0; i < L.b; i++) base = base.sqr();
+    const fr_t v = base.pow(lo ? e : e - L.lo_len);
+    const fr52 m = lo ? fr52_twiddle(v) : to_fr52(v);
+    double* dst = reinterpret_cast<double*>(a.table + idx);
+    for (int i = 0; i < fr52::L; i++) dst[i] = m.l[i];
+    return;
+  }
+#endif
 #if defined(G16_NTT_F64)
   const bool times16 = idx >= L.lt16(false);
   if (times16) idx -= L.lt16(false);  // the matching lt entry, times 16 below
@@ -158,6 +188,10 @@ struct pass_args {
 #if defined(G16_NTT_F64)
   const fr_t* lt16;   // 16 lt[x]
 #endif
+#if defined(G16_NTT_TWIDDLE_F64)
+  const fr_t* tw_lo52;  // tw_lo prepared, in limbs (two slots per entry)
+  const fr_t* tw_hi52;  // tw_hi in limbs
+#endif
   uint32_t lo;        // lowest index bit of the pass
   uint32_t c;         // log2 of lines per block
   uint32_t kl;        // log2 of the order of lt's root
@@ -177,6 +211,10 @@ G16_HD pass_args make_pass_args(fr_t* data, const fr_t* table, const table_layou
   a.tw_hi = table + lay.hi(inverse);
 #if defined(G16_NTT_F64)
   a.lt16 = table + lay.lt16(inverse);
+#endif
+#if defined(G16_NTT_TWIDDLE_F64)
+  a.tw_lo52 = table + lay.lo52(inverse);
+  a.tw_hi52 = table + lay.hi52(inverse);
 #endif
   a.lo = p.lo;
   a.c = p.c;
@@ -410,8 +448,30 @@ G16_UNROLL
 
   // w_max^e (e < 2^lg_max <= 2^32).
   G16_HD fr_t pow_max(uint32_t e) const {
+#if defined(G16_NTT_TWIDDLE_F64)
+    // On the FP64 pipe: the integer pipe keeps the element's own products.
+    const fr52 h = ldg52(a.tw_hi52 + 2 * uint64_t(e >> a.b));
+    const fr52 l = ldg52(a.tw_lo52 + 2 * uint64_t(e & ((1u << a.b) - 1)));
+    return from_fr52(mul52(h, l));
+#else
     return ldg_fr(a.tw_hi + (e >> a.b)) * ldg_fr(a.tw_lo + (e & ((1u << a.b) - 1)));
+#endif
   }
+#if defined(G16_NTT_TWIDDLE_F64)
+  G16_HD static fr52 ldg52(const fr_t* slot) {
+    const double* p = reinterpret_cast<const double*>(slot);
+    fr52 r;
+G16_UNROLL
+    for (int i = 0; i < fr52::L; i++) {
+#if defined(__CUDA_ARCH__)
+      r.l[i] = __ldg(p + i);
+#else
+      r.l[i] = p[i];
+#endif
+    }
+    return r;
+  }
+#endif
 
   // Between-pass twiddles for the elements of a round with window at bit 0 (slots
   // t = m | ut << W): x[m] *= w_M^(j * bitrev_K(t)), a geometric sequence in bitrev_W(m).

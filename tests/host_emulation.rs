@@ -330,6 +330,10 @@ fn ntt_passes_match_a_radix_2_reference() {
                 "-DG16_EMULATE_PTX -DG16_NTT_F64",
             ),
             (
+                "between-pass twiddles on the FP64 pipe",
+                "-DG16_EMULATE_PTX -DG16_NTT_TWIDDLE_F64",
+            ),
+            (
                 "twiddle tree, window 3",
                 "-DG16_EMULATE_PTX -DG16_NTT_TWIDDLE_TREE -DG16_NTT_WINDOW=3",
             ),
@@ -340,7 +344,7 @@ fn ntt_passes_match_a_radix_2_reference() {
 /// The H step's coset transforms, the scaling folded into the passes, against the plain
 /// transforms with the scaling apart: two-pass plans (2^11, 2^12, 2^16, tables for the size and
 /// for 2^27) and a three-pass one (2^20, its own table), with the default kernels; two-pass
-/// plans with tiles of 2^11.
+/// plans with tiles of 2^11 and with the between-pass twiddles on the FP64 pipe.
 #[test]
 fn coset_passes_fold_the_scaling() {
     let Some(cxx) = cxx() else {
@@ -358,6 +362,11 @@ fn coset_passes_fold_the_scaling() {
             "tiles of 2^11",
             "-DG16_EMULATE_PTX -DG16_NTT_TILE_LOG=11",
             &["12", "16"][..],
+        ),
+        (
+            "between-pass twiddles on the FP64 pipe",
+            "-DG16_EMULATE_PTX -DG16_NTT_TWIDDLE_F64",
+            &["12"][..],
         ),
     ]
     .iter()
