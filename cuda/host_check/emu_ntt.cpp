@@ -102,9 +102,15 @@ int check_coset(const fr_t& w32, const std::vector<uint32_t>& sizes) {
       }
     }
   }
-  // Sizes that cannot fold say so.
-  for (uint32_t L : {0u, 1u, 5u, 10u, 29u, 31u, 32u})
-    if (coset_layout(L).ok) { printf("L %u: unexpected coset plan\n", L); bad++; }
+  // Exactly the plans of two or three passes fold: none of one pass (L <= the tile), 2^27 does.
+  for (uint32_t L = 0; L <= 32; L++) {
+    pass_plan plan[8];
+    const uint32_t np = L >= 1 && L <= 31 ? make_plan(L, true, plan) : 0;
+    const bool want = (np == 2 || np == 3) && L > kTileLog;
+    if (coset_layout(L).ok != want || (L == 27 && !want)) {
+      printf("L %u: coset plan %d, expected %d\n", L, (int)coset_layout(L).ok, (int)want); bad++;
+    }
+  }
   return bad;
 }
 
