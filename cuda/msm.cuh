@@ -4,12 +4,15 @@
 //
 // MSM outline, per pass over a group of windows (the group bounds the sorted-entry memory):
 //   count    one thread per scalar: signed c-bit digits, a histogram of (window, |digit|) keys
-//   scan     bucket offsets and "task" offsets (a task sums at most T entries, so a bucket that
-//            holds every point, e.g. all scalars equal, is still spread over threads): one
-//            block, or with windows above 16 bits (G16_MSM_MAX_WINDOW) three kernels over chunks
+//   scan     bucket offsets: one block, or with windows above 16 bits (G16_MSM_MAX_WINDOW)
+//            three kernels over chunks
 //   scatter  one thread per scalar: point index (sign in bit 31) into its bucket's slice
-//   tasks    one thread per task: XYZZ mixed additions over its slice
-//   buckets  one thread per bucket: sum of its tasks
+//   slices   one thread per slice of S sorted entries: XYZZ mixed additions, the sum flushed at
+//            each bucket boundary (see sum_slice), so every thread does S additions however
+//            the scalars fall: one bucket holding every point, or wide windows whose buckets
+//            are smaller than a slice
+//   heads    tree rounds over each bucket's run of head slots (the pieces of a bucket that
+//            continue into later slices), then one thread per bucket adds its run's sum
 //   segments one thread per run of buckets: running sums give sum (j + 1) * bucket_j
 //   reduce   tree of sums down to one point per window
 // then one thread combines the windows (Horner with c doublings per window).
@@ -27,14 +30,14 @@ struct msm_plan {
   uint32_t windows;      // ceil(256 / c): scalars are below 2^255, so the last carry fits
   uint32_t buckets;      // per window: 2^(c-1) (signed digits)
   uint32_t per_pass;     // windows per pass
-  uint32_t task;         // entries per task (T)
+  uint32_t slice;        // sorted entries per accumulating thread (S)
   uint32_t seg;          // buckets per segment
   size_t max_entries;    // n * per_pass
-  size_t max_tasks;      // upper bound on tasks per pass
+  size_t max_slices;     // ceil(max_entries / S): head slots
   uint32_t scan_chunks;  // chunks of the multi-block scan (used above kSingleBlockScanKeys keys)
   // Workspace layout (byte offsets).
-  size_t off_counts, off_offsets, off_task_offsets, off_entries, off_partials, off_buckets,
-      off_segs, off_windows, off_chunks, total;
+  size_t off_counts, off_offsets, off_entries, off_heads, off_buckets, off_segs, off_windows,
+      off_chunks, total;
 };
 
 // The largest window. Above 16 bits the bucket offsets need the multi-block scan (more keys than
@@ -73,29 +76,113 @@ inline bool make_msm_plan(size_t n, size_t xyzz_bytes, msm_plan* p) {
   if (per > p->windows) per = p->windows;
   p->per_pass = (uint32_t)per;
   p->max_entries = n * p->per_pass;
-  // About 2^20 tasks per pass: enough threads to fill the GPU several times over.
+  // About 2^20 slices per pass: enough threads to fill the GPU several times over, and few
+  // enough that the flushes (one per bucket boundary) and the head slots stay cheap.
   uint64_t t = p->max_entries >> 20;
   if (t < 16) t = 16;
   if (t > 256) t = 256;
-  p->task = (uint32_t)t;
+  p->slice = (uint32_t)t;
   const size_t keys = size_t(p->per_pass) * p->buckets;
-  p->max_tasks = (p->max_entries + p->task - 1) / p->task + keys;
+  p->max_slices = (p->max_entries + p->slice - 1) / p->slice;
   p->seg = p->buckets < 64 ? p->buckets : 64;
   const size_t segs = keys / p->seg;
   size_t off = 0;
   p->off_counts = off;       off = align_up(off + (keys + 1) * 4);
   p->off_offsets = off;      off = align_up(off + (keys + 1) * 4);
-  p->off_task_offsets = off; off = align_up(off + (keys + 1) * 4);
   p->off_entries = off;      off = align_up(off + p->max_entries * 4);
-  p->off_partials = off;     off = align_up(off + p->max_tasks * xyzz_bytes);
+  p->off_heads = off;        off = align_up(off + p->max_slices * xyzz_bytes);
   p->off_buckets = off;      off = align_up(off + keys * xyzz_bytes);
   // Segment sums and their reduction tree (ping-pong halves).
   p->off_segs = off;         off = align_up(off + 2 * segs * xyzz_bytes);
   p->off_windows = off;      off = align_up(off + p->windows * xyzz_bytes);
   p->scan_chunks = (uint32_t)((keys + kScanChunk - 1) / kScanChunk);
-  p->off_chunks = off;       off = align_up(off + 2 * (size_t(p->scan_chunks) + 1) * 4);
+  p->off_chunks = off;       off = align_up(off + (size_t(p->scan_chunks) + 1) * 4);
   p->total = off;
   return true;
+}
+
+// The accumulation's index logic, shared by the kernels and the host check
+// (host_check/emu_msm.cpp). A pass's entries, sorted by key, are cut into slices of S; thread t
+// sums slice t, flushing its sum at each bucket boundary. A bucket that began before the slice
+// is flushed to the slice's head slot; any other to the bucket itself, which is then complete
+// or is continued by the head slots of the slices after its first (its "run"). A tree over each
+// run leaves the run's sum in its first slot, which the finishing step adds to the bucket.
+
+// The key whose bucket holds entry e: the largest k with offsets[k] <= e (empty buckets share
+// their successor's offset, and taking the largest skips them). Needs e < offsets[keys].
+G16_HD uint32_t key_of_entry(const uint32_t* offsets, uint32_t keys, uint32_t e) {
+  uint32_t lo = 0, hi = keys;
+  while (lo < hi) {
+    const uint32_t mid = (lo + hi + 1) >> 1;
+    if (offsets[mid] <= e) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+// Sums the entries [begin, end) (end <= offsets[keys]): add(acc, entry) for each, and
+// flush(key, acc, head) at each bucket boundary and at the end, head telling whether the
+// bucket began before `begin`.
+template <class Acc, class Add, class Flush>
+G16_HD void sum_slice(const uint32_t* offsets, uint32_t keys, const uint32_t* entries,
+                      uint32_t begin, uint32_t end, Add add, Flush flush) {
+  uint32_t key = key_of_entry(offsets, keys, begin);
+  bool head = offsets[key] < begin;
+  uint32_t bound = offsets[key + 1];
+  Acc acc = Acc::inf();
+  for (uint32_t e = begin; e < end; e++) {
+    if (e == bound) {
+      flush(key, acc, head);
+      // Usually the next key; a binary search past empty buckets. key + 1 < keys here, as
+      // offsets[key + 1] = e < offsets[keys].
+      key++;
+      bound = offsets[key + 1];
+      if (bound <= e) {
+        key = key_of_entry(offsets, keys, e);
+        bound = offsets[key + 1];
+      }
+      head = false;
+      acc = Acc::inf();
+    }
+    add(acc, entries[e]);
+  }
+  flush(key, acc, head);
+}
+
+// How many head slots after slot t its tree round with this stride adds into it (0: none).
+// Slot t holds a piece of the bucket holding entry t * S when that bucket began before
+// slice t; the bucket's run is the slots [first, last].
+G16_HD uint32_t head_round_span(const uint32_t* offsets, uint32_t keys, uint32_t slice, uint32_t t,
+                                uint32_t stride) {
+  const uint32_t begin = t * slice;
+  const uint32_t key = key_of_entry(offsets, keys, begin);
+  const uint32_t lo = offsets[key];
+  if (lo == begin) return 0;
+  const uint32_t first = lo / slice + 1, last = (offsets[key + 1] - 1) / slice;
+  if ((t - first) % (8 * stride) != 0) return 0;
+  const uint32_t more = (last - t) / stride;
+  return more < 7 ? more : 7;
+}
+
+// How bucket k is finished: 0 empty (the identity), 1 complete as flushed, 2 add head slot
+// *slot (its run's sum after the tree rounds).
+G16_HD uint32_t bucket_finish(const uint32_t* offsets, uint32_t k, uint32_t slice,
+                              uint32_t* slot) {
+  const uint32_t lo = offsets[k], hi = offsets[k + 1];
+  if (lo == hi) return 0;
+  const uint32_t first = lo / slice;
+  if (first == (hi - 1) / slice) return 1;
+  *slot = first + 1;
+  return 2;
+}
+
+// Tree rounds needed over head runs of an n-scalar pass: a bucket holds at most n entries, so
+// its run has at most ceil(n / S) slots; strides 1, 8, 64, ... below that.
+inline uint32_t head_rounds(size_t n, uint32_t slice) {
+  const uint64_t most = (n + slice - 1) / slice;
+  uint32_t r = 0;
+  for (uint64_t stride = 1; stride < most; stride *= 8) r++;
+  return r;
 }
 
 // Workspace of a batch addition over n points: one partial sum per thread, twice (ping-pong).
@@ -161,145 +248,107 @@ static __global__ void count_kernel(const fr_t* scalars, bool montgomery, size_t
 
 constexpr int kScanThreads = 1024;
 
-// Exclusive scan, across one block of kScanThreads threads, of two per-thread sums (e, t): on
-// return each holds the sum over the threads before this one; totals get the block's sums.
-__device__ __forceinline__ void block_exclusive_scan2(uint32_t& e, uint32_t& t, uint32_t* sum_e,
-                                                      uint32_t* sum_t, uint32_t& total_e,
-                                                      uint32_t& total_t) {
-  sum_e[threadIdx.x] = e;
-  sum_t[threadIdx.x] = t;
+// Exclusive scan, across one block of kScanThreads threads, of one per-thread sum: on return
+// it holds the sum over the threads before this one; total gets the block's sum.
+__device__ __forceinline__ void block_exclusive_scan(uint32_t& e, uint32_t* sums,
+                                                     uint32_t& total) {
+  sums[threadIdx.x] = e;
   __syncthreads();
   // Hillis-Steele inclusive scan of the per-thread sums.
   for (int d = 1; d < kScanThreads; d <<= 1) {
-    uint32_t ae = 0, at = 0;
-    if ((int)threadIdx.x >= d) {
-      ae = sum_e[threadIdx.x - d];
-      at = sum_t[threadIdx.x - d];
-    }
+    const uint32_t add = (int)threadIdx.x >= d ? sums[threadIdx.x - d] : 0;
     __syncthreads();
-    sum_e[threadIdx.x] += ae;
-    sum_t[threadIdx.x] += at;
+    sums[threadIdx.x] += add;
     __syncthreads();
   }
-  e = threadIdx.x ? sum_e[threadIdx.x - 1] : 0;
-  t = threadIdx.x ? sum_t[threadIdx.x - 1] : 0;
-  total_e = sum_e[kScanThreads - 1];
-  total_t = sum_t[kScanThreads - 1];
+  e = threadIdx.x ? sums[threadIdx.x - 1] : 0;
+  total = sums[kScanThreads - 1];
 }
 
-// Entries and tasks (ceil(count / T)) of the keys [lo, hi).
-__device__ __forceinline__ void sum_counts(const uint32_t* counts, uint32_t lo, uint32_t hi,
-                                           uint32_t task, uint32_t& e, uint32_t& t) {
-  e = 0;
-  t = 0;
-  for (uint32_t k = lo; k < hi; k++) {
-    const uint32_t c = counts[k];
-    e += c;
-    t += (c + task - 1) / task;
-  }
+// Entries of the keys [lo, hi).
+__device__ __forceinline__ uint32_t sum_counts(const uint32_t* counts, uint32_t lo, uint32_t hi) {
+  uint32_t e = 0;
+  for (uint32_t k = lo; k < hi; k++) e += counts[k];
+  return e;
 }
 
-// Offsets of the keys [lo, hi) from the prefix (e, t) before lo, which it advances past hi;
-// zeroes their counts for use as fill cursors by the scatter.
+// Offsets of the keys [lo, hi) from the prefix e before lo, which it advances past hi; zeroes
+// their counts for use as fill cursors by the scatter.
 __device__ __forceinline__ void write_offsets(uint32_t* counts, uint32_t lo, uint32_t hi,
-                                              uint32_t task, uint32_t& e, uint32_t& t,
-                                              uint32_t* offsets, uint32_t* task_offsets) {
+                                              uint32_t& e, uint32_t* offsets) {
   for (uint32_t k = lo; k < hi; k++) {
     const uint32_t c = counts[k];
     offsets[k] = e;
-    task_offsets[k] = t;
     e += c;
-    t += (c + task - 1) / task;
     counts[k] = 0;
   }
 }
 
-// One block: exclusive scans of counts (-> offsets) and of ceil(counts / T) (-> task offsets),
-// both with a total at [keys]; zeroes counts for use as fill cursors by the scatter.
+// One block: exclusive scan of counts into offsets, with the total at [keys]; zeroes counts
+// for use as fill cursors by the scatter.
 static __global__ void __launch_bounds__(kScanThreads) scan_kernel(uint32_t* counts, uint32_t keys,
-                                                            uint32_t task, uint32_t* offsets,
-                                                            uint32_t* task_offsets) {
-  __shared__ uint32_t sum_e[kScanThreads], sum_t[kScanThreads];
+                                                                   uint32_t* offsets) {
+  __shared__ uint32_t sums[kScanThreads];
   const uint32_t per = (keys + kScanThreads - 1) / kScanThreads;
   const uint32_t lo = threadIdx.x * per;
   const uint32_t hi = min(lo + per, keys);
-  uint32_t e, t;
-  sum_counts(counts, lo, hi, task, e, t);
-  uint32_t total_e, total_t;
-  block_exclusive_scan2(e, t, sum_e, sum_t, total_e, total_t);
-  write_offsets(counts, lo, hi, task, e, t, offsets, task_offsets);
-  if (threadIdx.x == kScanThreads - 1) {
-    offsets[keys] = total_e;
-    task_offsets[keys] = total_t;
-  }
+  uint32_t e = sum_counts(counts, lo, hi);
+  uint32_t total;
+  block_exclusive_scan(e, sums, total);
+  write_offsets(counts, lo, hi, e, offsets);
+  if (threadIdx.x == kScanThreads - 1) offsets[keys] = total;
 }
 
-// The same scans over more keys, in three steps. 1: thread i sums chunk i of the counts.
-static __global__ void chunk_sums_kernel(const uint32_t* counts, uint32_t keys, uint32_t task,
-                                         uint32_t chunks, uint32_t* chunk_e, uint32_t* chunk_t) {
+// The same scan over more keys, in three steps. 1: thread i sums chunk i of the counts.
+static __global__ void chunk_sums_kernel(const uint32_t* counts, uint32_t keys, uint32_t chunks,
+                                         uint32_t* chunk_e) {
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= chunks) return;
   const uint32_t lo = i * kScanChunk, hi = min(lo + kScanChunk, keys);
-  uint32_t e, t;
-  sum_counts(counts, lo, hi, task, e, t);
-  chunk_e[i] = e;
-  chunk_t[i] = t;
+  chunk_e[i] = sum_counts(counts, lo, hi);
 }
 
 // 2: one block turns the chunk sums into exclusive prefix sums, in place.
 static __global__ void __launch_bounds__(kScanThreads) chunk_scan_kernel(uint32_t chunks,
-                                                                         uint32_t* chunk_e,
-                                                                         uint32_t* chunk_t) {
-  __shared__ uint32_t sum_e[kScanThreads], sum_t[kScanThreads];
+                                                                         uint32_t* chunk_e) {
+  __shared__ uint32_t sums[kScanThreads];
   const uint32_t per = (chunks + kScanThreads - 1) / kScanThreads;
   const uint32_t lo = threadIdx.x * per;
   const uint32_t hi = min(lo + per, chunks);
-  uint32_t e = 0, t = 0;
+  uint32_t e = 0;
+  for (uint32_t k = lo; k < hi; k++) e += chunk_e[k];
+  uint32_t total;
+  block_exclusive_scan(e, sums, total);
   for (uint32_t k = lo; k < hi; k++) {
-    e += chunk_e[k];
-    t += chunk_t[k];
-  }
-  uint32_t total_e, total_t;
-  block_exclusive_scan2(e, t, sum_e, sum_t, total_e, total_t);
-  for (uint32_t k = lo; k < hi; k++) {
-    const uint32_t ce = chunk_e[k], ct = chunk_t[k];
+    const uint32_t ce = chunk_e[k];
     chunk_e[k] = e;
-    chunk_t[k] = t;
     e += ce;
-    t += ct;
   }
 }
 
 // 3: thread i writes the offsets of chunk i from its prefix, and zeroes its counts.
-static __global__ void chunk_apply_kernel(uint32_t* counts, uint32_t keys, uint32_t task,
-                                          uint32_t chunks, const uint32_t* chunk_e,
-                                          const uint32_t* chunk_t, uint32_t* offsets,
-                                          uint32_t* task_offsets) {
+static __global__ void chunk_apply_kernel(uint32_t* counts, uint32_t keys, uint32_t chunks,
+                                          const uint32_t* chunk_e, uint32_t* offsets) {
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= chunks) return;
   const uint32_t lo = i * kScanChunk, hi = min(lo + kScanChunk, keys);
-  uint32_t e = chunk_e[i], t = chunk_t[i];
-  write_offsets(counts, lo, hi, task, e, t, offsets, task_offsets);
-  if (i == chunks - 1) {
-    offsets[keys] = e;
-    task_offsets[keys] = t;
-  }
+  uint32_t e = chunk_e[i];
+  write_offsets(counts, lo, hi, e, offsets);
+  if (i == chunks - 1) offsets[keys] = e;
 }
 
-// Bucket and task offsets of `keys` counts, by whichever scan suits their number.
-inline void scan_counts(uint32_t* counts, uint32_t keys, uint32_t task, uint32_t* offsets,
-                        uint32_t* task_offsets, uint32_t* chunk_e, uint32_t* chunk_t,
+// Bucket offsets of `keys` counts, by whichever scan suits their number.
+inline void scan_counts(uint32_t* counts, uint32_t keys, uint32_t* offsets, uint32_t* chunk_e,
                         cudaStream_t s) {
   if (keys <= kSingleBlockScanKeys) {
-    scan_kernel<<<1, kScanThreads, 0, s>>>(counts, keys, task, offsets, task_offsets);
+    scan_kernel<<<1, kScanThreads, 0, s>>>(counts, keys, offsets);
     return;
   }
   const uint32_t chunks = (keys + kScanChunk - 1) / kScanChunk;
   const unsigned blocks = (chunks + 255) / 256;
-  chunk_sums_kernel<<<blocks, 256, 0, s>>>(counts, keys, task, chunks, chunk_e, chunk_t);
-  chunk_scan_kernel<<<1, kScanThreads, 0, s>>>(chunks, chunk_e, chunk_t);
-  chunk_apply_kernel<<<blocks, 256, 0, s>>>(counts, keys, task, chunks, chunk_e, chunk_t, offsets,
-                                            task_offsets);
+  chunk_sums_kernel<<<blocks, 256, 0, s>>>(counts, keys, chunks, chunk_e);
+  chunk_scan_kernel<<<1, kScanThreads, 0, s>>>(chunks, chunk_e);
+  chunk_apply_kernel<<<blocks, 256, 0, s>>>(counts, keys, chunks, chunk_e, offsets);
 }
 
 static __global__ void scatter_kernel(const fr_t* scalars, bool montgomery, const uint32_t* index, size_t n,
@@ -343,75 +392,75 @@ __device__ __noinline__ void mul_small_cold(xyzz_t<F>& acc, uint32_t k) {
   }
 }
 
-// Largest key with task_offsets[key] <= t (empty buckets share their successor's offset, and
-// taking the largest skips them).
-__device__ __forceinline__ uint32_t key_of_task(const uint32_t* task_offsets, uint32_t keys,
-                                                uint32_t t) {
-  uint32_t lo = 0, hi = keys;
-  while (lo < hi) {
-    const uint32_t mid = (lo + hi + 1) >> 1;
-    if (task_offsets[mid] <= t) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
-}
-
+// Thread t sums slice t of the sorted entries (see sum_slice), writing each flushed sum to the
+// slice's head slot or to its bucket.
 template <class F>
-__global__ void __launch_bounds__(128) task_kernel(const affine_t<F>* points, size_t n_points,
-                                                   const uint32_t* entries, const uint32_t* offsets,
-                                                   const uint32_t* task_offsets, uint32_t keys,
-                                                   uint32_t task, xyzz_t<F>* partials,
-                                                   size_t max_tasks) {
-  const uint32_t total = task_offsets[keys];
+__global__ void __launch_bounds__(128, 3) slice_kernel(const affine_t<F>* points, size_t n_points,
+                                                    const uint32_t* entries,
+                                                    const uint32_t* offsets, uint32_t keys,
+                                                    uint32_t slice, xyzz_t<F>* heads,
+                                                    size_t max_slices, xyzz_t<F>* buckets) {
+  const uint32_t total = offsets[keys];
+  const size_t slices = (size_t(total) + slice - 1) / slice;
   const size_t stride = size_t(gridDim.x) * blockDim.x;
-  for (size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x; t < total && t < max_tasks;
+  for (size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x; t < slices && t < max_slices;
        t += stride) {
-    const uint32_t key = key_of_task(task_offsets, keys, (uint32_t)t);
-    const uint32_t begin = offsets[key] + ((uint32_t)t - task_offsets[key]) * task;
-    const uint32_t end = min(begin + task, offsets[key + 1]);
-    xyzz_t<F> acc = xyzz_t<F>::inf();
-    for (uint32_t e = begin; e < end; e++) {
-      const uint32_t entry = entries[e];
-      const uint32_t idx = entry & ~kSignBit;
-      if (idx >= n_points) continue;  // never read outside the points
-      acc.add_affine(ldg_vec(points + idx), (entry & kSignBit) != 0);
-    }
-    st_vec(partials + t, acc);
+    const uint32_t begin = (uint32_t)t * slice;
+    const uint32_t end = min(begin + slice, total);
+    sum_slice<xyzz_t<F>>(
+        offsets, keys, entries, begin, end,
+        [&](xyzz_t<F>& acc, uint32_t entry) {
+          const uint32_t idx = entry & ~kSignBit;
+          if (idx < n_points)  // never read outside the points
+            acc.add_affine(ldg_vec(points + idx), (entry & kSignBit) != 0);
+        },
+        [&](uint32_t key, const xyzz_t<F>& acc, bool head) {
+          st_vec(head ? heads + t : buckets + key, acc);
+        });
   }
 }
 
-// One round of a tree sum inside each bucket's run of task partials: the task at offset
-// j * 8s of its bucket (s = stride) adds the partials at j * 8s + s, ..., j * 8s + 7s. After
-// enough rounds a bucket's sum sits in its first task's partial, however skewed the scalars
-// (e.g. all equal) made that bucket; one thread per bucket summing its tasks would be serial.
+// One round of the tree sum over each bucket's run of head slots (see head_round_span): after
+// enough rounds a run's sum sits in its first slot, however skewed the scalars (e.g. all equal)
+// made that bucket; one thread summing a whole run would be serial.
 template <class F>
-__global__ void __launch_bounds__(128) bucket_round_kernel(xyzz_t<F>* partials,
-                                                           const uint32_t* task_offsets,
-                                                           uint32_t keys, uint32_t stride,
-                                                           size_t max_tasks) {
-  const uint32_t total = task_offsets[keys];
+__global__ void __launch_bounds__(128) head_round_kernel(xyzz_t<F>* heads, const uint32_t* offsets,
+                                                         uint32_t keys, uint32_t slice,
+                                                         uint32_t stride, size_t max_slices) {
+  const uint32_t total = offsets[keys];
+  const size_t slices = (size_t(total) + slice - 1) / slice;
   const size_t grid = size_t(gridDim.x) * blockDim.x;
-  for (size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x; t < total && t < max_tasks;
+  for (size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x; t < slices && t < max_slices;
        t += grid) {
-    const uint32_t key = key_of_task(task_offsets, keys, (uint32_t)t);
-    const uint32_t rel = (uint32_t)t - task_offsets[key];
-    const uint32_t end = task_offsets[key + 1];
-    if (rel % (8 * stride) != 0 || t + stride >= end) continue;
-    xyzz_t<F> acc = ld_vec(partials + t);
-    for (uint32_t j = 1; j < 8 && t + j * stride < end; j++)
-      add_cold(acc, ld_vec(partials + t + j * stride));
-    st_vec(partials + t, acc);
+    const uint32_t span = head_round_span(offsets, keys, slice, (uint32_t)t, stride);
+    if (span == 0) continue;
+    xyzz_t<F> acc = ld_vec(heads + t);
+    for (uint32_t j = 1; j <= span; j++) add_cold(acc, ld_vec(heads + t + j * stride));
+    st_vec(heads + t, acc);
   }
 }
 
+// One thread per bucket: the identity if empty, plus its run's sum if it spans slices.
 template <class F>
-__global__ void __launch_bounds__(128) bucket_kernel(const xyzz_t<F>* partials,
-                                                     const uint32_t* task_offsets, uint32_t keys,
-                                                     xyzz_t<F>* buckets) {
+__global__ void __launch_bounds__(128) bucket_finish_kernel(const xyzz_t<F>* heads,
+                                                            const uint32_t* offsets, uint32_t keys,
+                                                            uint32_t slice, xyzz_t<F>* buckets) {
   const uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= keys) return;
-  const bool empty = task_offsets[k] == task_offsets[k + 1];
-  st_vec(buckets + k, empty ? xyzz_t<F>::inf() : ld_vec(partials + task_offsets[k]));
+  uint32_t slot = 0;
+  switch (bucket_finish(offsets, k, slice, &slot)) {
+    case 0:
+      st_vec(buckets + k, xyzz_t<F>::inf());
+      break;
+    case 2: {
+      xyzz_t<F> acc = ld_vec(buckets + k);
+      add_cold(acc, ld_vec(heads + slot));
+      st_vec(buckets + k, acc);
+      break;
+    }
+    default:
+      break;
+  }
 }
 
 // Segment s of window w covers buckets [lo, lo + seg): sum over them of (j + 1) * bucket_j.
@@ -529,33 +578,33 @@ cudaError_t msm(const affine_t<F>* points, size_t n_points, const uint32_t* inde
   char* ws = static_cast<char*>(workspace);
   uint32_t* counts = reinterpret_cast<uint32_t*>(ws + p.off_counts);
   uint32_t* offsets = reinterpret_cast<uint32_t*>(ws + p.off_offsets);
-  uint32_t* task_offsets = reinterpret_cast<uint32_t*>(ws + p.off_task_offsets);
   uint32_t* entries = reinterpret_cast<uint32_t*>(ws + p.off_entries);
-  P* partials = reinterpret_cast<P*>(ws + p.off_partials);
+  P* heads = reinterpret_cast<P*>(ws + p.off_heads);
   P* buckets = reinterpret_cast<P*>(ws + p.off_buckets);
   P* segs = reinterpret_cast<P*>(ws + p.off_segs);
   P* windows = reinterpret_cast<P*>(ws + p.off_windows);
   uint32_t* chunk_e = reinterpret_cast<uint32_t*>(ws + p.off_chunks);
-  uint32_t* chunk_t = chunk_e + p.scan_chunks + 1;
   const uint32_t keys_full = p.per_pass * p.buckets;
   const unsigned scalar_blocks = blocks_for(n, 256);
+  const unsigned slice_blocks = blocks_for(p.max_slices, 128);
+  const uint32_t rounds = head_rounds(n, p.slice);
   cudaError_t err;
   for (uint32_t w0 = 0; w0 < p.windows; w0 += p.per_pass) {
     const uint32_t w1 = w0 + p.per_pass < p.windows ? w0 + p.per_pass : p.windows;
     const uint32_t keys = (w1 - w0) * p.buckets;
     if ((err = cudaMemsetAsync(counts, 0, (keys_full + 1) * sizeof(uint32_t), s))) return err;
     count_kernel<<<scalar_blocks, 256, 0, s>>>(scalars, montgomery, n, p, w0, w1, counts);
-    scan_counts(counts, keys, p.task, offsets, task_offsets, chunk_e, chunk_t, s);
+    scan_counts(counts, keys, offsets, chunk_e, s);
     scatter_kernel<<<scalar_blocks, 256, 0, s>>>(scalars, montgomery, index, n, p, w0, w1, offsets,
                                                  counts, entries);
-    task_kernel<F><<<blocks_for(p.max_tasks, 128), 128, 0, s>>>(
-        points, n_points, entries, offsets, task_offsets, keys, p.task, partials, p.max_tasks);
-    // A bucket holds at most n entries (one per scalar), so at most ceil(n / T) tasks.
-    const uint64_t most_tasks = (n + p.task - 1) / p.task;
-    for (uint64_t stride = 1; stride < most_tasks; stride *= 8)
-      bucket_round_kernel<F><<<blocks_for(p.max_tasks, 128), 128, 0, s>>>(
-          partials, task_offsets, keys, (uint32_t)stride, p.max_tasks);
-    bucket_kernel<F><<<blocks_for(keys, 128), 128, 0, s>>>(partials, task_offsets, keys, buckets);
+    slice_kernel<F><<<slice_blocks, 128, 0, s>>>(points, n_points, entries, offsets, keys,
+                                                 p.slice, heads, p.max_slices, buckets);
+    uint32_t stride = 1;
+    for (uint32_t r = 0; r < rounds; r++, stride *= 8)
+      head_round_kernel<F><<<slice_blocks, 128, 0, s>>>(heads, offsets, keys, p.slice, stride,
+                                                        p.max_slices);
+    bucket_finish_kernel<F><<<blocks_for(keys, 128), 128, 0, s>>>(heads, offsets, keys, p.slice,
+                                                                  buckets);
     const uint32_t segs_per_window = p.buckets / p.seg;
     const uint32_t n_segs = (w1 - w0) * segs_per_window;
     segment_kernel<F><<<blocks_for(n_segs, 128), 128, 0, s>>>(buckets, n_segs, segs_per_window,

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # gpu-ncu.sh PACK_DIR OUT_DIR [LOG_N] [VARIANT]: Nsight Compute over the NTT and H kernels of
-# one gpu_bench NTT variant (default: fwd_nn at 2^27; `h` for the whole H step), on the GPU
-# machine. Writes ncu's full report to OUT_DIR/ncu-LOG_N-VARIANT.txt and prints one line per
+# one gpu_bench NTT variant (default: fwd_nn at 2^27; `h` for the whole H step), or over the
+# kernels of one G1 MSM (VARIANT `msm`), on the GPU machine. Writes ncu's full report to OUT_DIR/ncu-LOG_N-VARIANT.txt and prints one line per
 # kernel launch: duration, SM, memory and DRAM throughput (% of peak), issue slots busy,
 # achieved occupancy, registers, cycles per issued instruction and ncu's stall rule. It
 # tells a pass bound by its products (issue slots busy, the FMA pipe) from one bound by memory
-# or by latency (stalls). NCU_LAUNCHES (default 12) caps the launches profiled.
+# or by latency (stalls). NCU_LAUNCHES (default 12) caps the launches profiled; NCU_BENCH names
+# another gpu_bench binary (a variant build) to profile.
 set -uo pipefail
 pack=${1:?usage: gpu-ncu.sh PACK_DIR OUT_DIR [LOG_N] [VARIANT]}
 out=${2:?usage: gpu-ncu.sh PACK_DIR OUT_DIR [LOG_N] [VARIANT]}
@@ -14,11 +15,18 @@ variant=${4:-fwd_nn}
 bin=$(bash "$(dirname "$0")/gpu-unpack.sh" "$pack") || exit 1
 mkdir -p "$out"
 report="$out/ncu-$lg-$variant.txt"
-ncu --kernel-name regex:'ntt_pass_kernel|scale_powers|h_pointwise|bit_reverse' \
+if [ "$variant" = msm ]; then
+    kernels='count_kernel|scan|chunk_|scatter_kernel|task_kernel|slice_kernel|bucket_|head_round|segment_kernel|reduce_kernel|combine_kernel'
+    bench_args=(--msm "$lg" --ntt "" --h "")
+else
+    kernels='ntt_pass_kernel|scale_powers|h_pointwise|bit_reverse'
+    bench_args=(--ntt "$lg" --ntt-variants "$variant" --h "" --msm "")
+fi
+ncu --kernel-name regex:"$kernels" \
     --launch-count "${NCU_LAUNCHES:-12}" \
     --section SpeedOfLight --section ComputeWorkloadAnalysis --section Occupancy \
     --section LaunchStats --section WarpStateStats --section MemoryWorkloadAnalysis \
-    "$bin/examples/gpu_bench" --ntt "$lg" --ntt-variants "$variant" --h "" --msm "" --runs 1 --no-cpu \
+    "${NCU_BENCH:-$bin/examples/gpu_bench}" "${bench_args[@]}" --runs 1 --no-cpu \
     >"$report" 2>&1
 rc=$?
 python3 - "$report" <<'PY'
@@ -57,5 +65,13 @@ print("|---|" + "---|" * (len(cols) + 1))
 for k in kernels:
     cells = [f"{k[c]:.2f}" if c in k else "-" for c in cols]
     print(f"| {k['name']} | " + " | ".join(cells) + " | " + k.get("stall", "-") + " |")
+# Time per kernel over the launches profiled: where an MSM's milliseconds go.
+totals = {}
+for k in kernels:
+    n, ms = totals.get(k["name"], (0, 0.0))
+    totals[k["name"]] = (n + 1, ms + k.get("ms", 0.0))
+print("\n| kernel | launches | total ms |\n|---|---|---|")
+for name, (n, ms) in sorted(totals.items(), key=lambda x: -x[1][1]):
+    print(f"| {name} | {n} | {ms:.2f} |")
 PY
 exit $rc

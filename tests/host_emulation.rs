@@ -381,6 +381,21 @@ fn coset_passes_fold_the_scaling() {
     );
 }
 
+/// The MSM accumulation's index logic (slices of the sorted entries, their flushes, the tree
+/// rounds over head slots, the finishing step, the plan's slot count) with a toy group, on
+/// bucket sizes around the slice length, one bucket holding every entry, runs of empty buckets,
+/// one entry and none; with the default and the widest windows.
+#[test]
+fn msm_slices_sum_every_bucket() {
+    run_variants(
+        "emu_msm.cpp",
+        &[
+            ("default", "", &[]),
+            ("22-bit windows", "-DG16_MSM_MAX_WINDOW=22", &[]),
+        ],
+    );
+}
+
 /// Bit reversal, power scaling and the point-wise H step.
 #[test]
 fn h_kernels_match_direct_formulas() {

@@ -1,0 +1,151 @@
+// Host emulation of the MSM accumulation's index logic (msm.cuh: sum_slice, head_round_span,
+// bucket_finish, head_rounds, make_msm_plan) with a toy group: a bucket's "sum" is the 64-bit
+// sum of a hash of its entries, so a bucket that misses an entry, counts one twice or takes
+// one of another bucket's is caught. Every slice flush, tree round and finishing step runs as
+// the kernels run them (the rounds from a snapshot, as threads of one launch would see them),
+// on bucket sizes around the slice length, one bucket holding everything, runs of empty
+// buckets, a single entry and none.
+// Build: g++ -x c++ -DG16_EMULATE_PTX -O2 -std=c++17 -include cstring emu_msm.cpp -o emu_msm && ./emu_msm
+#include "../msm.cuh"
+#include <cstdio>
+#include <random>
+#include <vector>
+using namespace g16;
+
+struct toy {
+  uint64_t v;
+  static toy inf() { return toy{0}; }
+};
+static uint64_t mix(uint32_t entry) { return (uint64_t(entry) + 1) * 0x9E3779B97F4A7C15ull; }
+
+static std::mt19937_64 rng(15);
+
+// Runs one pass's accumulation over these bucket sizes with slices of S; returns errors.
+static int check_counts(const std::vector<uint32_t>& counts, uint32_t S, const char* what) {
+  const uint32_t keys = (uint32_t)counts.size();
+  std::vector<uint32_t> offsets(keys + 1, 0);
+  uint32_t most = 0;
+  for (uint32_t k = 0; k < keys; k++) {
+    offsets[k + 1] = offsets[k] + counts[k];
+    if (counts[k] > most) most = counts[k];
+  }
+  const uint32_t total = offsets[keys];
+  std::vector<uint32_t> entries(total);
+  for (auto& e : entries) e = (uint32_t)rng();
+  std::vector<uint64_t> want(keys, 0);
+  for (uint32_t k = 0; k < keys; k++)
+    for (uint32_t e = offsets[k]; e < offsets[k + 1]; e++) want[k] += mix(entries[e]);
+
+  const uint32_t slices = (total + S - 1) / S;
+  std::vector<toy> heads(slices, toy{0xdeadull}), buckets(keys, toy{0xbeefull});
+  std::vector<int> head_writes(slices, 0), bucket_writes(keys, 0);
+  int bad = 0;
+  // The slice kernel.
+  for (uint32_t t = 0; t < slices; t++) {
+    const uint32_t begin = t * S, end = std::min(begin + S, total);
+    sum_slice<toy>(
+        offsets.data(), keys, entries.data(), begin, end,
+        [&](toy& acc, uint32_t entry) { acc.v += mix(entry); },
+        [&](uint32_t key, const toy& acc, bool head) {
+          if (head) { heads[t] = acc; head_writes[t]++; }
+          else { buckets[key] = acc; bucket_writes[key]++; }
+          // A flushed key's bucket must hold the slice's entries it summed.
+          if (key >= keys || offsets[key] == offsets[key + 1] || offsets[key + 1] <= begin ||
+              offsets[key] >= end || head != (offsets[key] < begin))
+            bad++;
+        });
+  }
+  for (uint32_t t = 0; t < slices; t++) if (head_writes[t] > 1) bad++;
+  // The tree rounds, each from a snapshot of the slots; a slot read must not be written in
+  // the same round (threads of one launch race otherwise).
+  const uint32_t rounds = head_rounds(most, S);
+  uint32_t stride = 1;
+  for (uint32_t r = 0; r < rounds; r++, stride *= 8) {
+    const std::vector<toy> before(heads);
+    std::vector<char> read(slices, 0), written(slices, 0);
+    for (uint32_t t = 0; t < slices; t++) {
+      const uint32_t span = head_round_span(offsets.data(), keys, S, t, stride);
+      if (span == 0) continue;
+      if (!head_writes[t]) bad++;  // a round starts from a slot no slice wrote
+      toy acc = before[t];
+      for (uint32_t j = 1; j <= span; j++) {
+        const uint32_t u = t + j * stride;
+        if (u >= slices || !head_writes[u]) { bad++; continue; }
+        acc.v += before[u].v;
+        read[u] = 1;
+      }
+      heads[t] = acc;
+      written[t] = 1;
+    }
+    for (uint32_t t = 0; t < slices; t++) if (read[t] && written[t]) bad++;
+  }
+  // The finishing step.
+  int wrong = 0;
+  for (uint32_t k = 0; k < keys; k++) {
+    uint32_t slot = 0;
+    const uint32_t how = bucket_finish(offsets.data(), k, S, &slot);
+    if (how == 0) {
+      if (bucket_writes[k]) bad++;
+      buckets[k] = toy::inf();
+    } else {
+      if (bucket_writes[k] != 1) bad++;
+      if (how == 2) {
+        if (slot >= slices || !head_writes[slot]) { bad++; continue; }
+        buckets[k].v += heads[slot].v;
+      }
+    }
+    if (buckets[k].v != want[k]) wrong++;
+  }
+  printf("%-28s keys %7u slice %3u entries %9u rounds %u errs %d\n", what, keys, S, total,
+         rounds, bad + wrong);
+  return bad + wrong;
+}
+
+static std::vector<uint32_t> poisson(uint32_t keys, double mean) {
+  std::poisson_distribution<uint32_t> d(mean);
+  std::vector<uint32_t> c(keys);
+  for (auto& x : c) x = d(rng);
+  return c;
+}
+
+int main() {
+  int bad = 0;
+  for (uint32_t S : {1u, 2u, 7u, 16u, 64u, 256u}) {
+    bad += check_counts(poisson(4096, 0.3), S, "sparse (mostly empty)");
+    bad += check_counts(poisson(4096, S / 2.0 + 0.5), S, "buckets ~ half a slice");
+    bad += check_counts(poisson(4096, S), S, "buckets ~ a slice");
+    bad += check_counts(poisson(2048, 9.5 * S), S, "buckets ~ 9.5 slices");
+    std::vector<uint32_t> one(1000, 0);
+    one[517] = 300 * S + 3;  // all scalars equal: one bucket, a run of hundreds of slots
+    bad += check_counts(one, S, "one bucket holds all");
+    one.assign(1000, 0);
+    one[999] = 1;
+    bad += check_counts(one, S, "a single entry, last key");
+    one.assign(1000, 0);
+    bad += check_counts(one, S, "no entries");
+    std::vector<uint32_t> exact(500);
+    for (uint32_t k = 0; k < 500; k++) exact[k] = (k % 3 == 0) ? S : (k % 3 == 1 ? S - 1 : S + 1);
+    bad += check_counts(exact, S, "sizes S-1, S, S+1");
+    std::vector<uint32_t> ragged = poisson(3000, 2.0 * S);
+    for (uint32_t k = 0; k < 3000; k += 7) ragged[k] = 0;  // empty buckets between full ones
+    for (uint32_t k = 1000; k < 1900; k++) ragged[k] = 0;  // a long run of empty buckets
+    bad += check_counts(ragged, S, "runs of empty buckets");
+  }
+  // The plan's slots cover every pass: each window's digits are at most one entry per scalar.
+  for (size_t n : {size_t(1), size_t(2), size_t(3), size_t(31), size_t(1000), size_t(1) << 16,
+                   size_t(1) << 20, size_t(1) << 24, size_t(1) << 26, size_t(1) << 27,
+                   (size_t(1) << 28) + 5}) {
+    msm_plan p;
+    if (!make_msm_plan(n, 192, &p)) { printf("plan n %zu failed\n", n); bad++; continue; }
+    const size_t entries = n * p.per_pass;
+    const bool ok = p.max_slices * p.slice >= entries && entries <= p.max_entries &&
+                    (p.max_slices - 1) * p.slice < entries && p.slice >= 1 &&
+                    size_t(p.per_pass) * p.buckets <= (size_t(1) << 31);
+    printf("plan n %10zu c %2u windows %2u per pass %2u slice %3u slots %8zu rounds %u %s\n", n,
+           p.c, p.windows, p.per_pass, p.slice, p.max_slices, head_rounds(n, p.slice),
+           ok ? "errs 0" : "errs 1");
+    if (!ok) bad++;
+  }
+  printf(bad ? "FAILED %d\n" : "ALL OK\n", bad);
+  return bad ? 1 : 0;
+}
