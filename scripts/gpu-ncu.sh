@@ -49,7 +49,8 @@ for line in open(sys.argv[1], errors="replace"):
     p = re.split(r"\s{2,}", line.strip())
     if len(p) >= 3 and p[0] in want:
         value = p[-1].replace(",", "")
-        scale = {"usecond": 1e-3, "msecond": 1.0, "second": 1e3, "nsecond": 1e-6}.get(p[1], 1.0)
+        scale = {"usecond": 1e-3, "us": 1e-3, "msecond": 1.0, "ms": 1.0, "second": 1e3, "s": 1e3,
+                 "nsecond": 1e-6, "ns": 1e-6}.get(p[1], 1.0)
         try:
             cur[want[p[0]]] = float(value) * scale
         except ValueError:
