@@ -393,13 +393,13 @@ __device__ __noinline__ void mul_small_cold(xyzz_t<F>& acc, uint32_t k) {
 }
 
 // Thread t sums slice t of the sorted entries (see sum_slice), writing each flushed sum to the
-// slice's head slot or to its bucket.
+// slice's head slot or to its bucket. Three blocks per SM, as the per-bucket tasks had: left
+// alone, ptxas takes 180 registers (two blocks); at 168 it spills a few bytes, off the additions.
 template <class F>
-__global__ void __launch_bounds__(128, 3) slice_kernel(const affine_t<F>* points, size_t n_points,
-                                                    const uint32_t* entries,
-                                                    const uint32_t* offsets, uint32_t keys,
-                                                    uint32_t slice, xyzz_t<F>* heads,
-                                                    size_t max_slices, xyzz_t<F>* buckets) {
+__global__ void __launch_bounds__(128, 3)
+    slice_kernel(const affine_t<F>* points, size_t n_points, const uint32_t* entries,
+                 const uint32_t* offsets, uint32_t keys, uint32_t slice, xyzz_t<F>* heads,
+                 size_t max_slices, xyzz_t<F>* buckets) {
   const uint32_t total = offsets[keys];
   const size_t slices = (size_t(total) + slice - 1) / slice;
   const size_t stride = size_t(gridDim.x) * blockDim.x;
