@@ -23,6 +23,8 @@ enum op_t {
   // in different warps): whether warps of two kinds on one SM add up, as two kernels of each
   // kind running side by side would.
   OP_MUL_CHAIN_WARPS,
+  // a^-1 by the binary extended Euclidean algorithm (the MSM's batch inversions); 0 -> 0.
+  OP_INV_VARTIME,
   OP_COUNT
 };
 
@@ -76,6 +78,7 @@ G16_HD F apply(int op, const F& x, const F* b, size_t i) {
       for (int k = 0; k < MUL_CHAIN_LEN; k++) r = r * y;
       return r;
     }
+    case OP_INV_VARTIME: return x.inverse_vartime();
     default: return x.inverse();  // OP_INV; 0 -> 0
   }
 }
@@ -94,7 +97,7 @@ template <class F>
 cudaError_t launch(int op, const F* a, const F* b, F* out, size_t n, cudaStream_t s) {
   if (op < 0 || op >= OP_COUNT) return cudaErrorInvalidValue;
   if (n == 0) return cudaSuccess;
-  if (a == nullptr || out == nullptr || ((op <= OP_MUL || op >= OP_MUL_CHAIN) && b == nullptr)) return cudaErrorInvalidValue;
+  if (a == nullptr || out == nullptr || ((op <= OP_MUL || (op >= OP_MUL_CHAIN && op <= OP_MUL_CHAIN_WARPS)) && b == nullptr)) return cudaErrorInvalidValue;
   const unsigned threads = 256;
   const uint64_t want = (n + threads - 1) / threads;
   const unsigned blocks = (unsigned)(want < 4096 ? want : 4096);

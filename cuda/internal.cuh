@@ -121,14 +121,14 @@ cudaError_t bit_reverse(fr_t* data, uint32_t lg_n, cudaStream_t s);
 // Attributes of one production kernel on the current device (loads its module).
 cudaError_t kernel_attributes(cudaFuncAttributes* out);
 // msm_g1.cu, msm_g2.cu (templates in msm.cuh)
-size_t g1_msm_workspace_size(size_t n);
-size_t g2_msm_workspace_size(size_t n);
+size_t g1_msm_workspace_size(size_t n, int strategy);
+size_t g2_msm_workspace_size(size_t n, int strategy);
 cudaError_t g1_msm(const g1_affine_t* points, size_t n_points, const uint32_t* index,
-                   const fr_t* scalars, bool montgomery, size_t n, void* ws, size_t ws_bytes,
-                   g1_xyzz_t* result, cudaStream_t s);
+                   const fr_t* scalars, bool montgomery, size_t n, int strategy, void* ws,
+                   size_t ws_bytes, g1_xyzz_t* result, cudaStream_t s);
 cudaError_t g2_msm(const g2_affine_t* points, size_t n_points, const uint32_t* index,
-                   const fr_t* scalars, bool montgomery, size_t n, void* ws, size_t ws_bytes,
-                   g2_xyzz_t* result, cudaStream_t s);
+                   const fr_t* scalars, bool montgomery, size_t n, int strategy, void* ws,
+                   size_t ws_bytes, g2_xyzz_t* result, cudaStream_t s);
 size_t g1_batch_add_workspace_size(size_t n_points);
 size_t g2_batch_add_workspace_size(size_t n_points);
 cudaError_t g1_batch_add(const g1_affine_t* points, size_t n_points, const uint64_t* bitmap,

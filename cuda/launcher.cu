@@ -82,27 +82,27 @@ int g16_bit_reverse(void* data, uint32_t lg_n, g16_stream_t stream) {
   return (int)g16::bit_reverse(static_cast<g16::fr_t*>(data), lg_n, stream_of(stream));
 }
 
-size_t g16_msm_workspace_size(int curve, size_t n) {
+size_t g16_msm_workspace_size(int curve, size_t n, int strategy) {
   switch (curve) {
-    case 1: return g16::g1_msm_workspace_size(n);
-    case 2: return g16::g2_msm_workspace_size(n);
+    case 1: return g16::g1_msm_workspace_size(n, strategy);
+    case 2: return g16::g2_msm_workspace_size(n, strategy);
     default: return 0;
   }
 }
 
 int g16_msm(int curve, const void* points, size_t n_points, const uint32_t* index,
-            const void* scalars, int montgomery, size_t n, void* workspace, size_t workspace_bytes,
-            void* result, g16_stream_t stream) {
+            const void* scalars, int montgomery, size_t n, int strategy, void* workspace,
+            size_t workspace_bytes, void* result, g16_stream_t stream) {
   using namespace g16;
   const fr_t* sc = static_cast<const fr_t*>(scalars);
   switch (curve) {
     case 1:
       return (int)g1_msm(static_cast<const g1_affine_t*>(points), n_points, index, sc,
-                         montgomery != 0, n, workspace, workspace_bytes,
+                         montgomery != 0, n, strategy, workspace, workspace_bytes,
                          static_cast<g1_xyzz_t*>(result), stream_of(stream));
     case 2:
       return (int)g2_msm(static_cast<const g2_affine_t*>(points), n_points, index, sc,
-                         montgomery != 0, n, workspace, workspace_bytes,
+                         montgomery != 0, n, strategy, workspace, workspace_bytes,
                          static_cast<g2_xyzz_t*>(result), stream_of(stream));
     default: return (int)cudaErrorInvalidValue;
   }

@@ -28,7 +28,8 @@ typedef struct CUstream_st* g16_stream_t;
 // Defined in field_test.cu, built only with the `gpu-test-kernels` cargo feature.
 // out[i] = op(a[i], b[i]) for i < n. b is ignored by unary ops.
 // ops: 0 add, 1 sub, 2 mul, 3 sqr, 4 neg, 5 to_montgomery (canonical -> Montgomery),
-//      6 from_montgomery (Montgomery -> canonical), 7 inverse (0 -> 0).
+//      6 from_montgomery (Montgomery -> canonical), 7 inverse (0 -> 0), 8-11 the multiplication
+//      benchmarks (field_test.cu), 12 inverse by the binary extended Euclidean algorithm.
 // Inputs may be any value below the modulus; outputs are fully reduced.
 int g16_fr_test_op(int op, const void* a, const void* b, void* out, size_t n, g16_stream_t stream);
 int g16_fp_test_op(int op, const void* a, const void* b, void* out, size_t n, g16_stream_t stream);
@@ -96,13 +97,16 @@ int g16_curve_test_op(int curve, int op, const void* a, const void* b, void* out
 // NULL: points[k]). Scalars are 32-byte little-endian values below r: canonical integers, or
 // Montgomery-form Fr when `montgomery` != 0 (as the H coefficients are left by the NTT). Index
 // entries >= n_points (and points beyond n_points when index is NULL) are never read: an index
-// out of range counts as the identity. n < 2^31. `workspace` must hold
-// g16_msm_workspace_size(curve, n) bytes (0 means n is out of range). result: one XYZZ point
-// in device memory; n = 0 gives the identity.
-size_t g16_msm_workspace_size(int curve, size_t n);
+// out of range counts as the identity. n < 2^31. `strategy` bits 0-7 say how buckets are
+// summed: 0 auto (the slices), 1 slices of XYZZ mixed additions, 2 batch-affine rounds (G1; G2 takes the
+// slices), 3 batch-affine rounds over chunks of 4096 scalars (for tests); bits 8-15 force the
+// window width (0: chosen from n; else 4..24); any other value is invalid. `workspace` must hold g16_msm_workspace_size(curve, n, strategy)
+// bytes (0 means n or strategy is out of range). result: one XYZZ point in device memory; n = 0
+// gives the identity.
+size_t g16_msm_workspace_size(int curve, size_t n, int strategy);
 int g16_msm(int curve, const void* points, size_t n_points, const uint32_t* index,
-            const void* scalars, int montgomery, size_t n, void* workspace, size_t workspace_bytes,
-            void* result, g16_stream_t stream);
+            const void* scalars, int montgomery, size_t n, int strategy, void* workspace,
+            size_t workspace_bytes, void* result, g16_stream_t stream);
 
 // Batch addition: result = the sum of points[i] for every i < n_points whose bit is set in
 // `bitmap` (bit i = bit i % 64 of word i / 64, LSB first; ceil(n_points / 64) words on the

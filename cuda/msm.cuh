@@ -21,31 +21,64 @@
 
 #include "curve.cuh"
 #include "internal.cuh"
+#include "msm_affine.cuh"
+
+#include <type_traits>
 
 namespace g16 {
 
-// Sizes of one MSM, chosen from n alone so that sizing and launching agree.
+// How a pass's buckets are summed (g16_msm's `strategy`): slices of XYZZ mixed additions, or
+// rounds of affine additions sharing their inversions (msm_affine.cuh; G1 only). Auto takes the
+// slices: on the H100 the rounds took 1.10x their time at 2^24 and 1.15-1.23x at 2^26-2^27
+// (gpu_bench --msm-strategy slices,affine). kMsmAffineTestChunks runs the rounds
+// over chunks of kBaTestChunk scalars, so that tests reach at small sizes the accumulation
+// across chunks that real MSMs only reach above kBaMaxEntries.
+enum msm_strategy : int { kMsmAuto = 0, kMsmSlices = 1, kMsmAffine = 2, kMsmAffineTestChunks = 3 };
+constexpr size_t kBaTestChunk = 4096;
+// Entries per pass and chunk of the batch-affine rounds: their two buffers of affine sums take
+// about 72 bytes per entry (4.8 GB at 2^26).
+constexpr size_t kBaMaxEntries = size_t(1) << 26;
+
+// Sizes of one MSM, chosen from n and the strategy alone so that sizing and launching agree.
 struct msm_plan {
   uint32_t c;            // window bits
   uint32_t windows;      // ceil(256 / c): scalars are below 2^255, so the last carry fits
   uint32_t buckets;      // per window: 2^(c-1) (signed digits)
   uint32_t per_pass;     // windows per pass
+  uint32_t affine;       // 1: batch-affine rounds, 0: slices
+  size_t chunk;          // scalars per chunk of a pass (n for the slices)
+  uint32_t rounds;       // batch-affine rounds per pass and chunk
   uint32_t slice;        // sorted entries per accumulating thread (S)
   uint32_t seg;          // buckets per segment
-  size_t max_entries;    // n * per_pass
-  size_t max_slices;     // ceil(max_entries / S): head slots
+  size_t max_entries;    // chunk * per_pass
+  size_t max_slices;     // ceil(max_entries / S): head slots (slices only)
+  size_t ba_slots[2];    // positions of the even and odd rounds' sums (batch-affine only)
   uint32_t scan_chunks;  // chunks of the multi-block scan (used above kSingleBlockScanKeys keys)
   // Workspace layout (byte offsets).
   size_t off_counts, off_offsets, off_entries, off_heads, off_buckets, off_segs, off_windows,
-      off_chunks, total;
+      off_chunks, off_ba_off, off_ba_cnt, off_ba_flags, off_ba_buf[2], total;
 };
 
-// The largest window. Above 16 bits the bucket offsets need the multi-block scan (more keys than
-// one block scans quickly) and the workspace grows with 2^c; a tuning switch until measured.
+// Window width from the size: log2(n) - 3 bits up to G16_MSM_MAX_WINDOW, and
+// G16_MSM_WIDE_WINDOW bits from 2^G16_MSM_WIDE_FROM points up (0: never). Measured on the H100
+// (G1, slices, ms; gpu_bench --msm-window): 2^24 143.6 at 16 bits, 150.8 at 20; 2^26 548.9 at
+// 16, 501.9 at 20; 2^27 1105.2 at 16, 1091.1 at 18, 954.6 at 20, 1037.5 at 21, 1013.8 at 22.
+// 20 bits is the widest that keeps 13 windows (21 bits doubles the buckets for the same 13);
+// each bucket costs about nine additions (scan, segment sums), so 13 windows of 2^19 buckets
+// beat 16 of 2^15 once n is above about 2^24.2.
 #ifndef G16_MSM_MAX_WINDOW
 #define G16_MSM_MAX_WINDOW 16
 #endif
+#ifndef G16_MSM_WIDE_WINDOW
+#define G16_MSM_WIDE_WINDOW 20
+#endif
+#ifndef G16_MSM_WIDE_FROM
+#define G16_MSM_WIDE_FROM 25
+#endif
 static_assert(G16_MSM_MAX_WINDOW >= 4 && G16_MSM_MAX_WINDOW <= 24, "window bits out of range");
+static_assert(G16_MSM_WIDE_WINDOW == 0 ||
+                  (G16_MSM_WIDE_WINDOW >= 4 && G16_MSM_WIDE_WINDOW <= 24),
+              "window bits out of range");
 
 // Keys per pass up to which one block scans them (every default plan: 16 windows of 2^15).
 constexpr uint32_t kSingleBlockScanKeys = 1u << 19;
@@ -60,22 +93,35 @@ G16_HD uint32_t lg_floor(uint64_t n) {
 
 G16_HD size_t align_up(size_t x) { return (x + 255) & ~size_t(255); }
 
-// point_bytes: sizeof(xyzz_t) of the curve. Returns false if n is too large.
-inline bool make_msm_plan(size_t n, size_t xyzz_bytes, msm_plan* p) {
-  if (n == 0 || n >= (size_t(1) << 31)) return false;
+// xyzz_bytes: sizeof(xyzz_t) of the curve; affine_bytes: sizeof(affine_t), or 0 where the
+// batch-affine rounds are not built (then the slices run). Returns false if n is too large.
+// `code`: the strategy in bits 0-7, a forced window width in bits 8-15 (0: from n; 4..24).
+inline bool make_msm_plan(size_t n, size_t xyzz_bytes, size_t affine_bytes, int code,
+                          msm_plan* p) {
+  if (n == 0 || n >= (size_t(1) << 31) || code < 0) return false;
+  const int strategy = code & 0xff;
+  const uint32_t forced = (uint32_t(code) >> 8) & 0xff;
+  if (strategy > kMsmAffineTestChunks || (uint32_t(code) >> 16) != 0) return false;
+  if (forced != 0 && (forced < 4 || forced > 24)) return false;
   const uint32_t lg = lg_floor(n);
   uint32_t c = lg > 3 ? lg - 3 : 1;
   if (c < 4) c = 4;
   if (c > G16_MSM_MAX_WINDOW) c = G16_MSM_MAX_WINDOW;
+  if (G16_MSM_WIDE_WINDOW != 0 && lg >= G16_MSM_WIDE_FROM) c = G16_MSM_WIDE_WINDOW;
+  if (forced) c = forced;
   p->c = c;
   p->windows = (256 + c - 1) / c;
   p->buckets = 1u << (c - 1);
-  // At most 2^28 entries (1 GiB) per pass.
-  uint64_t per = (uint64_t(1) << 28) / n;
+  p->affine = affine_bytes != 0 && (strategy == kMsmAffine || strategy == kMsmAffineTestChunks);
+  const size_t most = strategy == kMsmAffineTestChunks ? kBaTestChunk : kBaMaxEntries;
+  p->chunk = p->affine && n > most ? most : n;
+  // At most 2^28 entries (1 GiB) per pass for the slices, kBaMaxEntries for the rounds.
+  uint64_t per = (p->affine ? kBaMaxEntries : (uint64_t(1) << 28)) / p->chunk;
   if (per < 1) per = 1;
   if (per > p->windows) per = p->windows;
   p->per_pass = (uint32_t)per;
-  p->max_entries = n * p->per_pass;
+  p->max_entries = p->chunk * p->per_pass;
+  p->rounds = p->affine ? ba_rounds(p->chunk) : 0;
   // About 2^20 slices per pass: enough threads to fill the GPU several times over, and few
   // enough that the flushes (one per bucket boundary) and the head slots stay cheap.
   uint64_t t = p->max_entries >> 20;
@@ -83,7 +129,13 @@ inline bool make_msm_plan(size_t n, size_t xyzz_bytes, msm_plan* p) {
   if (t > 256) t = 256;
   p->slice = (uint32_t)t;
   const size_t keys = size_t(p->per_pass) * p->buckets;
-  p->max_slices = (p->max_entries + p->slice - 1) / p->slice;
+  p->max_slices = p->affine ? 0 : (p->max_entries + p->slice - 1) / p->slice;
+  p->ba_slots[0] = p->ba_slots[1] = 0;
+  size_t positions = p->max_entries;
+  for (uint32_t r = 0; r < p->rounds; r++) {
+    positions = ba_next_positions(positions, keys);
+    if (positions > p->ba_slots[r & 1]) p->ba_slots[r & 1] = positions;
+  }
   p->seg = p->buckets < 64 ? p->buckets : 64;
   const size_t segs = keys / p->seg;
   size_t off = 0;
@@ -97,6 +149,13 @@ inline bool make_msm_plan(size_t n, size_t xyzz_bytes, msm_plan* p) {
   p->off_windows = off;      off = align_up(off + p->windows * xyzz_bytes);
   p->scan_chunks = (uint32_t)((keys + kScanChunk - 1) / kScanChunk);
   p->off_chunks = off;       off = align_up(off + (size_t(p->scan_chunks) + 1) * 4);
+  const size_t layouts = p->affine ? 2 : 0;
+  p->off_ba_off = off;       off = align_up(off + layouts * (keys + 1) * 4);
+  p->off_ba_cnt = off;       off = align_up(off + layouts * keys * 4);
+  p->off_ba_flags = off;     off = align_up(off + (p->affine ? p->rounds + 1 : 0) * 4);
+  for (int b = 0; b < 2; b++) {
+    p->off_ba_buf[b] = off;  off = align_up(off + p->ba_slots[b] * affine_bytes);
+  }
   p->total = off;
   return true;
 }
@@ -351,14 +410,16 @@ inline void scan_counts(uint32_t* counts, uint32_t keys, uint32_t* offsets, uint
   chunk_apply_kernel<<<blocks, 256, 0, s>>>(counts, keys, chunks, chunk_e, offsets);
 }
 
-static __global__ void scatter_kernel(const fr_t* scalars, bool montgomery, const uint32_t* index, size_t n,
-                               msm_plan p, uint32_t w0, uint32_t w1, const uint32_t* offsets,
-                               uint32_t* fill, uint32_t* entries) {
+// Scalar i's point is index[i], or base + i without an index (base: the chunk's first scalar).
+static __global__ void scatter_kernel(const fr_t* scalars, bool montgomery, const uint32_t* index,
+                                      uint32_t base, size_t n, msm_plan p, uint32_t w0,
+                                      uint32_t w1, const uint32_t* offsets, uint32_t* fill,
+                                      uint32_t* entries) {
   const size_t stride = size_t(gridDim.x) * blockDim.x;
   for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
     uint32_t s[8];
     load_scalar(scalars, i, montgomery, s);
-    const uint32_t point = index ? __ldg(index + i) : (uint32_t)i;
+    const uint32_t point = index ? __ldg(index + i) : base + (uint32_t)i;
     for_each_digit(s, p, w0, w1, [&](uint32_t w, uint32_t b, bool neg) {
       const uint32_t key = w * p.buckets + b;
       const uint32_t at = offsets[key] + atomicAdd(&fill[key], 1u);
@@ -558,22 +619,29 @@ cudaError_t reduce_all(xyzz_t<F>* a, xyzz_t<F>* b, size_t m, size_t stop, cudaSt
 
 }  // namespace msm_detail
 
+// The batch-affine rounds are built for G1 (fp_t) only.
 template <class F>
-size_t msm_workspace_size(size_t n) {
+constexpr size_t ba_affine_bytes() {
+  return std::is_same<F, fp_t>::value ? sizeof(affine_t<F>) : 0;
+}
+
+template <class F>
+size_t msm_workspace_size(size_t n, int strategy) {
   msm_plan p;
-  return make_msm_plan(n, sizeof(xyzz_t<F>), &p) ? p.total : 0;
+  return make_msm_plan(n, sizeof(xyzz_t<F>), ba_affine_bytes<F>(), strategy, &p) ? p.total : 0;
 }
 
 template <class F>
 cudaError_t msm(const affine_t<F>* points, size_t n_points, const uint32_t* index,
-                const fr_t* scalars, bool montgomery, size_t n, void* workspace,
+                const fr_t* scalars, bool montgomery, size_t n, int strategy, void* workspace,
                 size_t workspace_bytes, xyzz_t<F>* result, cudaStream_t s) {
   using namespace msm_detail;
   typedef xyzz_t<F> P;
   if (n == 0) return cudaMemsetAsync(result, 0, sizeof(P), s);
   msm_plan p;
-  if (!make_msm_plan(n, sizeof(P), &p) || workspace_bytes < p.total || points == nullptr ||
-      scalars == nullptr || workspace == nullptr || result == nullptr)
+  if (!make_msm_plan(n, sizeof(P), ba_affine_bytes<F>(), strategy, &p) ||
+      workspace_bytes < p.total || points == nullptr || scalars == nullptr ||
+      workspace == nullptr || result == nullptr)
     return cudaErrorInvalidValue;
   char* ws = static_cast<char*>(workspace);
   uint32_t* counts = reinterpret_cast<uint32_t*>(ws + p.off_counts);
@@ -585,26 +653,46 @@ cudaError_t msm(const affine_t<F>* points, size_t n_points, const uint32_t* inde
   P* windows = reinterpret_cast<P*>(ws + p.off_windows);
   uint32_t* chunk_e = reinterpret_cast<uint32_t*>(ws + p.off_chunks);
   const uint32_t keys_full = p.per_pass * p.buckets;
-  const unsigned scalar_blocks = blocks_for(n, 256);
+  ba_buffers<F> ba;
+  for (int b = 0; b < 2; b++) {
+    ba.off[b] = reinterpret_cast<uint32_t*>(ws + p.off_ba_off) + b * (size_t(keys_full) + 1);
+    ba.cnt[b] = reinterpret_cast<uint32_t*>(ws + p.off_ba_cnt) + b * size_t(keys_full);
+    ba.buf[b] = reinterpret_cast<affine_t<F>*>(ws + p.off_ba_buf[b]);
+  }
+  ba.flags = reinterpret_cast<uint32_t*>(ws + p.off_ba_flags);
   const unsigned slice_blocks = blocks_for(p.max_slices, 128);
   const uint32_t rounds = head_rounds(n, p.slice);
   cudaError_t err;
   for (uint32_t w0 = 0; w0 < p.windows; w0 += p.per_pass) {
     const uint32_t w1 = w0 + p.per_pass < p.windows ? w0 + p.per_pass : p.windows;
     const uint32_t keys = (w1 - w0) * p.buckets;
-    if ((err = cudaMemsetAsync(counts, 0, (keys_full + 1) * sizeof(uint32_t), s))) return err;
-    count_kernel<<<scalar_blocks, 256, 0, s>>>(scalars, montgomery, n, p, w0, w1, counts);
-    scan_counts(counts, keys, offsets, chunk_e, s);
-    scatter_kernel<<<scalar_blocks, 256, 0, s>>>(scalars, montgomery, index, n, p, w0, w1, offsets,
-                                                 counts, entries);
-    slice_kernel<F><<<slice_blocks, 128, 0, s>>>(points, n_points, entries, offsets, keys,
-                                                 p.slice, heads, p.max_slices, buckets);
-    uint32_t stride = 1;
-    for (uint32_t r = 0; r < rounds; r++, stride *= 8)
-      head_round_kernel<F><<<slice_blocks, 128, 0, s>>>(heads, offsets, keys, p.slice, stride,
-                                                        p.max_slices);
-    bucket_finish_kernel<F><<<blocks_for(keys, 128), 128, 0, s>>>(heads, offsets, keys, p.slice,
-                                                                  buckets);
+    for (size_t c0 = 0; c0 < n; c0 += p.chunk) {
+      const size_t m = n - c0 < p.chunk ? n - c0 : p.chunk;
+      const unsigned scalar_blocks = blocks_for(m, 256);
+      if ((err = cudaMemsetAsync(counts, 0, (keys_full + 1) * sizeof(uint32_t), s))) return err;
+      count_kernel<<<scalar_blocks, 256, 0, s>>>(scalars + c0, montgomery, m, p, w0, w1, counts);
+      scan_counts(counts, keys, offsets, chunk_e, s);
+      scatter_kernel<<<scalar_blocks, 256, 0, s>>>(scalars + c0, montgomery,
+                                                   index ? index + c0 : nullptr, (uint32_t)c0, m,
+                                                   p, w0, w1, offsets, counts, entries);
+      if (p.affine) {
+        // After the scatter counts[k] is bucket k's entry count again (its fill cursor).
+        if constexpr (ba_affine_bytes<F>() != 0) {
+          if ((err = ba_accumulate<F>(points, n_points, entries, offsets, counts, keys,
+                                      (size_t(w1 - w0)) * m, p.rounds, ba, buckets, c0 > 0, s)))
+            return err;
+        }
+        continue;
+      }
+      slice_kernel<F><<<slice_blocks, 128, 0, s>>>(points, n_points, entries, offsets, keys,
+                                                   p.slice, heads, p.max_slices, buckets);
+      uint32_t stride = 1;
+      for (uint32_t r = 0; r < rounds; r++, stride *= 8)
+        head_round_kernel<F><<<slice_blocks, 128, 0, s>>>(heads, offsets, keys, p.slice, stride,
+                                                          p.max_slices);
+      bucket_finish_kernel<F><<<blocks_for(keys, 128), 128, 0, s>>>(heads, offsets, keys,
+                                                                    p.slice, buckets);
+    }
     const uint32_t segs_per_window = p.buckets / p.seg;
     const uint32_t n_segs = (w1 - w0) * segs_per_window;
     segment_kernel<F><<<blocks_for(n_segs, 128), 128, 0, s>>>(buckets, n_segs, segs_per_window,

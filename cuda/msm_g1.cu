@@ -4,12 +4,15 @@
 
 namespace g16 {
 
-size_t g1_msm_workspace_size(size_t n) { return msm_workspace_size<fp_t>(n); }
+size_t g1_msm_workspace_size(size_t n, int strategy) {
+  return msm_workspace_size<fp_t>(n, strategy);
+}
 
 cudaError_t g1_msm(const g1_affine_t* points, size_t n_points, const uint32_t* index,
-                   const fr_t* scalars, bool montgomery, size_t n, void* ws, size_t ws_bytes,
-                   g1_xyzz_t* result, cudaStream_t s) {
-  return msm<fp_t>(points, n_points, index, scalars, montgomery, n, ws, ws_bytes, result, s);
+                   const fr_t* scalars, bool montgomery, size_t n, int strategy, void* ws,
+                   size_t ws_bytes, g1_xyzz_t* result, cudaStream_t s) {
+  return msm<fp_t>(points, n_points, index, scalars, montgomery, n, strategy, ws, ws_bytes, result,
+                 s);
 }
 
 size_t g1_batch_add_workspace_size(size_t n_points) {

@@ -126,6 +126,9 @@ fn fr_ops_match_blstrs() {
     check::<_, 4>(false, "Fr", &a, &b, FieldOp::Inverse, |x, _| {
         x.invert().unwrap_or(Scalar::ZERO)
     });
+    check::<_, 4>(false, "Fr", &a, &b, FieldOp::InverseVartime, |x, _| {
+        x.invert().unwrap_or(Scalar::ZERO)
+    });
     // Conversions: canonical limbs in, Montgomery out, and back.
     let canonical: Vec<Scalar> = a
         .iter()
@@ -168,6 +171,9 @@ fn fp_ops_match_blstrs() {
     check::<_, 6>(true, "Fp", &a, &b, FieldOp::Sqr, |x, _| x.square());
     check::<_, 6>(true, "Fp", &a, &b, FieldOp::Neg, |x, _| -*x);
     check::<_, 6>(true, "Fp", &a, &b, FieldOp::Inverse, |x, _| {
+        x.invert().unwrap_or(Fp::ZERO)
+    });
+    check::<_, 6>(true, "Fp", &a, &b, FieldOp::InverseVartime, |x, _| {
         x.invert().unwrap_or(Fp::ZERO)
     });
     let canonical: Vec<Fp> = a

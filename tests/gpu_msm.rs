@@ -3,7 +3,11 @@
 //! G1 MSM for 1, 2, 3, 31, 1000, 2^16 and 2^20 points and G2 MSM for 1, 2, 3, 31, 1000 and 2^14
 //! points, with random scalars, all 0, all 1, all r - 1, few distinct points repeated many times,
 //! sums that cancel to the identity, identity points among the points, the `indices` path (with
-//! repeats, into a longer point vector) and, on G1, Montgomery-form scalars. Batch additions on
+//! repeats, into a longer point vector) and, on G1, Montgomery-form scalars. Every G1 case runs
+//! under each bucket strategy (slices, batch-affine rounds, and those rounds over chunks of
+//! 4096 scalars, which add chunks into the buckets), and one 2^24 MSM runs under each against
+//! the CPU backend; forced window widths of 4 to 22 bits cover every bucket scan and window
+//! count the plans use. Batch additions on
 //! G1 and G2 over empty, full, 50% and 92% bitmaps, lengths that are not multiples of 64, length
 //! 1 and length 0, repeated and negated points, identity points.
 //!
@@ -24,6 +28,7 @@ use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
 use ff::Field;
 use gpu_support::*;
 use groth16_c2::backend::cpu::CpuBackend;
+use groth16_c2::backend::cuda::kernels::MsmStrategy;
 use groth16_c2::backend::cuda::msm;
 use groth16_c2::backend::Backend;
 use groth16_c2::prover::split::OnesBitmap;
@@ -47,7 +52,13 @@ fn rng(seed: u64) -> ChaCha8Rng {
 /// The GPU operations under test and the CPU backend's, per group.
 trait TestCurve: PrimeCurve<Scalar = Scalar> {
     const NAME: &'static str;
-    fn gpu_msm(points: &[Self::Affine], indices: Option<&[u32]>, scalars: &[blst_scalar]) -> Self;
+    /// G2 takes the slices whatever the strategy.
+    fn gpu_msm(
+        points: &[Self::Affine],
+        indices: Option<&[u32]>,
+        scalars: &[blst_scalar],
+        strategy: MsmStrategy,
+    ) -> Self;
     fn gpu_sum(points: &[Self::Affine], ones: &OnesBitmap) -> Self;
     fn cpu_msm(points: &[Self::Affine], indices: &[u32], scalars: &[blst_scalar]) -> Self;
     fn cpu_sum(points: &[Self::Affine], ones: &OnesBitmap) -> Self;
@@ -57,8 +68,13 @@ trait TestCurve: PrimeCurve<Scalar = Scalar> {
 
 impl TestCurve for G1Projective {
     const NAME: &'static str = "G1";
-    fn gpu_msm(points: &[G1Affine], indices: Option<&[u32]>, scalars: &[blst_scalar]) -> Self {
-        msm::msm_g1(0, points, indices, scalars).unwrap()
+    fn gpu_msm(
+        points: &[G1Affine],
+        indices: Option<&[u32]>,
+        scalars: &[blst_scalar],
+        strategy: MsmStrategy,
+    ) -> Self {
+        msm::msm_g1_with(0, points, indices, scalars, strategy).unwrap()
     }
     fn gpu_sum(points: &[G1Affine], ones: &OnesBitmap) -> Self {
         msm::sum_g1(0, points, ones).unwrap()
@@ -77,7 +93,12 @@ impl TestCurve for G1Projective {
 
 impl TestCurve for G2Projective {
     const NAME: &'static str = "G2";
-    fn gpu_msm(points: &[G2Affine], indices: Option<&[u32]>, scalars: &[blst_scalar]) -> Self {
+    fn gpu_msm(
+        points: &[G2Affine],
+        indices: Option<&[u32]>,
+        scalars: &[blst_scalar],
+        _strategy: MsmStrategy,
+    ) -> Self {
         msm::msm_g2(0, points, indices, scalars).unwrap()
     }
     fn gpu_sum(points: &[G2Affine], ones: &OnesBitmap) -> Self {
@@ -169,6 +190,14 @@ fn point_sum<P: TestCurve>(points: &[P::Affine]) -> P {
         .reduce(P::identity, |a, b| a + b)
 }
 
+/// The bucket strategies each G1 case runs under (G2 runs its cases once).
+const G1_STRATEGIES: [MsmStrategy; 3] = [
+    MsmStrategy::Slices,
+    MsmStrategy::Affine,
+    MsmStrategy::AffineTestChunks,
+];
+
+/// Checks the GPU MSM under every strategy `P` has.
 #[track_caller]
 fn check_msm<P: TestCurve + std::fmt::Debug>(
     what: &str,
@@ -178,14 +207,22 @@ fn check_msm<P: TestCurve + std::fmt::Debug>(
     scalars: &[Scalar],
     want: P,
 ) {
-    let got = P::gpu_msm(points, indices, &canonical(scalars));
-    assert!(
-        got == want,
-        "{} MSM of {n} points, {what}: GPU {:?} != CPU {:?}",
-        P::NAME,
-        got.to_affine(),
-        want.to_affine()
-    );
+    let strategies: &[MsmStrategy] = if P::NAME == "G1" {
+        &G1_STRATEGIES
+    } else {
+        &[MsmStrategy::Auto]
+    };
+    let scalars = canonical(scalars);
+    for &strategy in strategies {
+        let got = P::gpu_msm(points, indices, &scalars, strategy);
+        assert!(
+            got == want,
+            "{} MSM of {n} points ({strategy:?}), {what}: GPU {:?} != CPU {:?}",
+            P::NAME,
+            got.to_affine(),
+            want.to_affine()
+        );
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -212,7 +249,12 @@ fn msm_random<P: TestCurve + std::fmt::Debug>(sizes: &[usize]) {
 
 fn msm_constant_scalars<P: TestCurve + std::fmt::Debug>(sizes: &[usize]) {
     let all = P::points();
-    assert!(P::gpu_msm(all, None, &[]) == P::identity(), "an empty MSM");
+    for strategy in G1_STRATEGIES {
+        assert!(
+            P::gpu_msm(all, None, &[], strategy) == P::identity(),
+            "an empty MSM"
+        );
+    }
     for &n in sizes {
         let points = &all[..n];
         let sum = point_sum::<P>(points);
@@ -519,6 +561,55 @@ gpu_test!(
 gpu_test!(g2_msm_indices, msm_indices::<G2Projective>(&G2_SIZES));
 
 gpu_test!(g1_batch_addition, sums::<G1Projective>(&G1_SUM_LENS));
+
+/// Every window width the plans use or could be forced to (4, 13, 16, 20, 22 bits: the
+/// single-block and the multi-block bucket scan, 13 to 64 windows), on random scalars and on
+/// all-equal ones (a single bucket per window), under each strategy.
+#[test]
+fn g1_msm_forced_windows() {
+    if !gpu_or_skip("g1_msm_forced_windows") {
+        return;
+    }
+    let all = <G1Projective as TestCurve>::points();
+    for (i, n) in [1000usize, 1 << 16].into_iter().enumerate() {
+        let points = &all[..n];
+        let s = random_scalars(n, 1000 + i as u64);
+        let random = oracle_msm::<G1Projective>(points, None, &s);
+        let equal = vec![s[0]; n];
+        let equal_want = point_sum::<G1Projective>(points) * s[0];
+        for window in [4u32, 13, 16, 20, 22] {
+            for strategy in G1_STRATEGIES {
+                for (what, scalars, want) in [
+                    ("random scalars", &s, random),
+                    ("equal scalars", &equal, equal_want),
+                ] {
+                    let got =
+                        msm::msm_g1_window(0, points, None, &canonical(scalars), strategy, window)
+                            .unwrap();
+                    assert!(
+                        got == want,
+                        "G1 MSM of {n} points, {window}-bit windows ({strategy:?}), {what}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// One 2^24-point G1 MSM with random scalars under each strategy, against the CPU backend (the
+/// batch-affine rounds at the size they run at in proofs: 16-bit windows, several passes).
+#[test]
+fn g1_msm_2_pow_24() {
+    if !gpu_or_skip("g1_msm_2_pow_24") {
+        return;
+    }
+    let n = 1 << 24;
+    let points = make_points::<G1Projective>(n, 0x63);
+    let s = random_scalars(n, 900);
+    let idx: Vec<u32> = (0..n as u32).collect();
+    let want = G1Projective::cpu_msm(&points, &idx, &canonical(&s));
+    check_msm("random scalars", n, &points, None, &s, want);
+}
 gpu_test!(g2_batch_addition, sums::<G2Projective>(&G2_SUM_LENS));
 
 #[test]
@@ -527,7 +618,9 @@ fn g1_msm_montgomery_scalars() {
         return;
     }
     let all = <G1Projective as TestCurve>::points();
-    assert!(msm::msm_g1_montgomery(0, all, &[]).unwrap() == G1Projective::identity());
+    assert!(
+        msm::msm_g1_montgomery(0, all, &[], MsmStrategy::Auto).unwrap() == G1Projective::identity()
+    );
     for (i, &n) in G1_SIZES.iter().enumerate() {
         let points = &all[..n];
         let mut s = random_scalars(n, 800 + i as u64);
@@ -542,13 +635,15 @@ fn g1_msm_montgomery_scalars() {
             }
         }
         let want = oracle_msm::<G1Projective>(points, None, &s);
-        let got = msm::msm_g1_montgomery(0, points, &s).unwrap();
-        assert!(
-            got == want,
-            "G1 Montgomery MSM of {n} points: GPU {:?} != CPU {:?}",
-            got.to_affine(),
-            want.to_affine()
-        );
+        for strategy in G1_STRATEGIES {
+            let got = msm::msm_g1_montgomery(0, points, &s, strategy).unwrap();
+            assert!(
+                got == want,
+                "G1 Montgomery MSM of {n} points ({strategy:?}): GPU {:?} != CPU {:?}",
+                got.to_affine(),
+                want.to_affine()
+            );
+        }
         // The canonical path on the same scalars agrees.
         assert!(msm::msm_g1(0, points, None, &canonical(&s)).unwrap() == want);
         for (what, v, want) in [
@@ -560,8 +655,13 @@ fn g1_msm_montgomery_scalars() {
                 -point_sum::<G1Projective>(points),
             ),
         ] {
-            let got = msm::msm_g1_montgomery(0, points, &vec![v; n]).unwrap();
-            assert!(got == want, "G1 Montgomery MSM of {n} points, {what}");
+            for strategy in G1_STRATEGIES {
+                let got = msm::msm_g1_montgomery(0, points, &vec![v; n], strategy).unwrap();
+                assert!(
+                    got == want,
+                    "G1 Montgomery MSM of {n} points ({strategy:?}), {what}"
+                );
+            }
         }
     }
 }

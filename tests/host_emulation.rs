@@ -132,7 +132,7 @@ impl TestField for Fp {
 
 /// What the check program prints per pair: `a + b, a - b, a*b/R, a*a/R, -a, a*R, a/R,
 /// (a/R)^-1 * R, (a/R)^12345 * R` (the last three read `a` as a Montgomery form).
-const OPS: [&str; 9] = [
+const OPS: [&str; 10] = [
     "a+b",
     "a-b",
     "a*b",
@@ -142,9 +142,10 @@ const OPS: [&str; 9] = [
     "from_mont",
     "inverse",
     "pow",
+    "inverse_vartime",
 ];
 
-fn expected<F: TestField>(a: F, b: F) -> [F; 9] {
+fn expected<F: TestField>(a: F, b: F) -> [F; 10] {
     let r = F::r();
     let r_inv = r.invert().unwrap();
     let am = a * r_inv; // the element whose Montgomery form is a
@@ -158,6 +159,7 @@ fn expected<F: TestField>(a: F, b: F) -> [F; 9] {
         am,
         am.invert().unwrap_or(F::ZERO) * r,
         am.pow_vartime([12345]) * r,
+        am.invert().unwrap_or(F::ZERO) * r,
     ]
 }
 
@@ -389,6 +391,22 @@ fn coset_passes_fold_the_scaling() {
 fn msm_slices_sum_every_bucket() {
     run_variants(
         "emu_msm.cpp",
+        &[
+            ("default", "", &[]),
+            ("22-bit windows", "-DG16_MSM_MAX_WINDOW=22", &[]),
+        ],
+    );
+}
+
+/// The batch-affine accumulation's index logic (round layouts, the positions each warp and lane
+/// visits forward and back, what each round reads and writes, final buckets, chunks adding into
+/// the buckets, the plan's buffer sizes) with a toy group, on sparse, small, large and skewed
+/// buckets, one bucket holding every entry, runs of empty buckets, one entry and none; with the
+/// default and the widest windows.
+#[test]
+fn msm_affine_rounds_sum_every_bucket() {
+    run_variants(
+        "emu_msm_affine.cpp",
         &[
             ("default", "", &[]),
             ("22-bit windows", "-DG16_MSM_MAX_WINDOW=22", &[]),

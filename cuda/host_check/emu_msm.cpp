@@ -135,16 +135,23 @@ int main() {
   for (size_t n : {size_t(1), size_t(2), size_t(3), size_t(31), size_t(1000), size_t(1) << 16,
                    size_t(1) << 20, size_t(1) << 24, size_t(1) << 26, size_t(1) << 27,
                    (size_t(1) << 28) + 5}) {
-    msm_plan p;
-    if (!make_msm_plan(n, 192, &p)) { printf("plan n %zu failed\n", n); bad++; continue; }
-    const size_t entries = n * p.per_pass;
-    const bool ok = p.max_slices * p.slice >= entries && entries <= p.max_entries &&
-                    (p.max_slices - 1) * p.slice < entries && p.slice >= 1 &&
-                    size_t(p.per_pass) * p.buckets <= (size_t(1) << 31);
-    printf("plan n %10zu c %2u windows %2u per pass %2u slice %3u slots %8zu rounds %u %s\n", n,
-           p.c, p.windows, p.per_pass, p.slice, p.max_slices, head_rounds(n, p.slice),
-           ok ? "errs 0" : "errs 1");
-    if (!ok) bad++;
+    for (int window : {0, 16, 20, 22}) {  // from the size, and forced widths
+      msm_plan p;
+      if (!make_msm_plan(n, 192, 0, kMsmAuto | (window << 8), &p)) {
+        printf("plan n %zu window %d failed\n", n, window);
+        bad++;
+        continue;
+      }
+      const size_t entries = n * p.per_pass;
+      const bool ok = p.max_slices * p.slice >= entries && entries <= p.max_entries &&
+                      (p.max_slices - 1) * p.slice < entries && p.slice >= 1 &&
+                      size_t(p.per_pass) * p.buckets <= (size_t(1) << 31) &&
+                      (window == 0 || p.c == uint32_t(window)) && p.windows * p.c >= 256;
+      printf("plan n %10zu c %2u windows %2u per pass %2u slice %3u slots %8zu rounds %u %s\n",
+             n, p.c, p.windows, p.per_pass, p.slice, p.max_slices, head_rounds(n, p.slice),
+             ok ? "errs 0" : "errs 1");
+      if (!ok) bad++;
+    }
   }
   printf(bad ? "FAILED %d\n" : "ALL OK\n", bad);
   return bad ? 1 : 0;

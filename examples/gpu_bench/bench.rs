@@ -9,7 +9,7 @@ use ff::{Field, PrimeField};
 use groth16_c2::backend::cpu::fft::{fft, h_polynomial, Domain};
 use groth16_c2::backend::cuda::device::lock_device;
 use groth16_c2::backend::cuda::h;
-use groth16_c2::backend::cuda::kernels::{ntt, NttTable};
+use groth16_c2::backend::cuda::kernels::{self, ntt, MsmStrategy, NttTable};
 use groth16_c2::backend::cuda::msm;
 use groth16_c2::backend::cuda::runtime::{DeviceBuffer, PinnedRegion, Stream};
 use group::prime::PrimeCurveAffine;
@@ -72,6 +72,17 @@ pub fn main() {
     let h_sizes = list(&args, "--h", "24,27");
     let msm_sizes = list(&args, "--msm", "20,22,24,26,27");
     let field = args.iter().any(|a| a == "--field");
+    let strategies: Vec<MsmStrategy> = args
+        .iter()
+        .position(|a| a == "--msm-strategy")
+        .and_then(|i| args.get(i + 1))
+        .map_or("auto", String::as_str)
+        .split(',')
+        .map(|name| {
+            MsmStrategy::parse(name)
+                .unwrap_or_else(|| panic!("--msm-strategy: `{name}` is not auto, slices or affine"))
+        })
+        .collect();
     let variants: Vec<&str> = args
         .iter()
         .position(|a| a == "--ntt-variants")
@@ -93,7 +104,9 @@ pub fn main() {
         field_section(runs);
     }
 
-    msm_section(&msm_sizes, runs, cpu);
+    // Window widths to time the MSM with (0: chosen from the size).
+    let windows = list(&args, "--msm-window", "0");
+    msm_section(&msm_sizes, runs, cpu, &strategies, &windows);
     if ntt_sizes.is_empty() && h_sizes.is_empty() {
         return;
     }
@@ -200,7 +213,9 @@ fn random_points(n: usize) -> Vec<G1Affine> {
     out
 }
 
-fn msm_section(sizes: &[u32], runs: usize, cpu: bool) {
+/// The G1 MSM under each bucket strategy and window width; rows `msm_g1` (auto) and
+/// `msm_g1_<strategy>`, with `_w<bits>` for a forced width.
+fn msm_section(sizes: &[u32], runs: usize, cpu: bool, strategies: &[MsmStrategy], windows: &[u32]) {
     let Some(&largest) = sizes.iter().max() else {
         return;
     };
@@ -215,33 +230,67 @@ fn msm_section(sizes: &[u32], runs: usize, cpu: bool) {
         t.elapsed().as_secs_f64()
     );
     println!(
-        "{:<8} {:>12} {:>12} {:>10} {:>8}",
-        "points", "gpu ms", "cpu ms", "cpu/gpu", "same"
+        "{:<8} {:<10} {:>12} {:>12} {:>10} {:>8}",
+        "points", "strategy", "gpu ms", "cpu ms", "cpu/gpu", "same"
     );
     for &lg in sizes {
         let n = 1usize << lg;
-        let (times, gpu_result) = msm::time_msm_g1(0, &points[..n], &scalars[..n], runs).unwrap();
-        let gpu = median(times);
-        let (cpu_ms, same) = if cpu && lg <= 22 {
-            let t = Instant::now();
-            let expect = groth16_c2::backend::cpu::msm::msm::<blst::blst_p1>(
-                groth16_c2::curve::g1_affine_as_blst(&points[..n]),
-                None,
-                &scalars[..n],
+        // One CPU result per size; each strategy's result must equal it (or the first
+        // strategy's, above the CPU's sizes).
+        let mut reference: Option<(f64, G1Projective)> = None;
+        for (&window, &strategy) in windows
+            .iter()
+            .flat_map(|w| strategies.iter().map(move |s| (w, s)))
+        {
+            kernels::set_msm_window(window).unwrap();
+            let (times, gpu_result) =
+                msm::time_msm_g1(0, &points[..n], &scalars[..n], runs, strategy).unwrap();
+            let gpu = median(times);
+            if reference.is_none() && cpu && lg <= 22 {
+                let t = Instant::now();
+                let expect = groth16_c2::backend::cpu::msm::msm::<blst::blst_p1>(
+                    groth16_c2::curve::g1_affine_as_blst(&points[..n]),
+                    None,
+                    &scalars[..n],
+                );
+                let ms = t.elapsed().as_secs_f64() * 1e3;
+                reference = Some((ms, groth16_c2::curve::g1_from_blst(expect)));
+            }
+            let (cpu_ms, same) = match reference {
+                Some((ms, expect)) => (ms, if expect == gpu_result { "yes" } else { "NO" }),
+                None => {
+                    reference = Some((f64::NAN, gpu_result));
+                    (f64::NAN, "-")
+                }
+            };
+            let name = match strategy {
+                MsmStrategy::Auto => "auto",
+                MsmStrategy::Slices => "slices",
+                MsmStrategy::Affine => "affine",
+                MsmStrategy::AffineTestChunks => "affine_chunked",
+            };
+            let label = if window == 0 {
+                name.to_string()
+            } else {
+                format!("{name}/w{window}")
+            };
+            println!(
+                "2^{lg:<6} {label:<10} {gpu:>12.1} {cpu_ms:>12.1} {:>10.1} {same:>8}",
+                cpu_ms / gpu
             );
-            let ms = t.elapsed().as_secs_f64() * 1e3;
-            let same = groth16_c2::curve::g1_from_blst(expect) == gpu_result;
-            (ms, if same { "yes" } else { "NO" })
-        } else {
-            (f64::NAN, "-")
-        };
-        println!(
-            "2^{lg:<6} {gpu:>12.1} {cpu_ms:>12.1} {:>10.1} {same:>8}",
-            cpu_ms / gpu
-        );
-        result("msm_g1", &format!("2^{lg}"), gpu, "ms");
-        assert_ne!(same, "NO", "GPU and CPU MSMs differ at 2^{lg}");
+            let mut row = if strategy == MsmStrategy::Auto {
+                "msm_g1".to_string()
+            } else {
+                format!("msm_g1_{name}")
+            };
+            if window != 0 {
+                row += &format!("_w{window}");
+            }
+            result(&row, &format!("2^{lg}"), gpu, "ms");
+            assert_ne!(same, "NO", "GPU MSMs differ ({label}) at 2^{lg}");
+        }
     }
+    kernels::set_msm_window(0).unwrap();
 }
 
 /// The NTT rows of `sppark_bench ntt`, under the same names: forward natural to natural,

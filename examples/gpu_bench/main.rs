@@ -12,7 +12,11 @@
 //! `--ntt-variants fwd_nn,fwd_nr,inv_nn,coset_nn,lde,h` adds rows named as `sppark_bench ntt`'s
 //! (default `fwd_nn` only), for side-by-side tables.
 //!
-//! `gpu_bench [--field] [--ntt 20,24,26,27] [--ntt-variants V,..] [--h 24,27] [--msm 20,22,24,26,27] [--runs 5] [--no-cpu]`
+//! `--msm-strategy auto,slices,affine` times the MSM with each bucket strategy (rows `msm_g1`,
+//! `msm_g1_slices`, `msm_g1_affine`), each result checked against the CPU or the first one;
+//! `--msm-window 16,20` with each forced window width too (rows `..._w16`; 0: from the size).
+//!
+//! `gpu_bench [--field] [--ntt 20,24,26,27] [--ntt-variants V,..] [--h 24,27] [--msm 20,22,24,26,27] [--msm-strategy auto] [--msm-window 0] [--runs 5] [--no-cpu]`
 //! (pass an empty list, e.g. `--ntt ""`, to skip a section)
 //!
 //! Needs a build with the CUDA backend (nvcc at build time); other builds print why and exit 2.

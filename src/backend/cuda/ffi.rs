@@ -155,7 +155,7 @@ extern "C" {
         n: usize,
         stream: Stream,
     ) -> c_int;
-    pub fn g16_msm_workspace_size(curve: c_int, n: usize) -> usize;
+    pub fn g16_msm_workspace_size(curve: c_int, n: usize, strategy: c_int) -> usize;
     pub fn g16_msm(
         curve: c_int,
         points: *const c_void,
@@ -164,6 +164,7 @@ extern "C" {
         scalars: *const c_void,
         montgomery: c_int,
         n: usize,
+        strategy: c_int,
         workspace: *mut c_void,
         workspace_bytes: usize,
         result: *mut c_void,

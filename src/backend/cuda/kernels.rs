@@ -7,7 +7,7 @@ use ff::{Field, PrimeField};
 
 use super::ffi;
 use super::runtime::{check, injected, DeviceBuffer, Stream, INJECTED_LAUNCH};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::fault::Site;
 
 fn launched(name: &'static str, code: i32) -> Result<()> {
@@ -225,6 +225,8 @@ pub enum FieldOp {
     MulChainMixed = 10,
     /// The integer chain in even warps, the FP64-limb one in odd warps (the same result).
     MulChainWarps = 11,
+    /// The inverse by the binary extended Euclidean algorithm (the MSM's batch inversions).
+    InverseVartime = 12,
 }
 
 /// Products per element of [`FieldOp::MulChain`] (`MUL_CHAIN_LEN` in `cuda/field_test.cu`).
@@ -282,10 +284,89 @@ pub enum Curve {
     G2 = 2,
 }
 
-/// Device workspace bytes for an MSM of `n` scalars (0: `n` is out of range).
-pub fn msm_workspace_size(curve: Curve, n: usize) -> usize {
+/// How an MSM sums its buckets (`g16_msm`'s `strategy`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MsmStrategy {
+    /// The measured fastest: the slices (the batch-affine rounds took 1.1-1.2x their time).
+    Auto = 0,
+    /// Slices of XYZZ mixed additions, one per thread.
+    Slices = 1,
+    /// Rounds of affine additions sharing one inversion per warp (G1; G2 takes the slices).
+    Affine = 2,
+    /// For tests: the affine rounds over chunks of 4096 scalars, so that small MSMs add chunks
+    /// into the buckets as MSMs above 2^26 points do.
+    AffineTestChunks = 3,
+}
+
+impl MsmStrategy {
+    /// `auto`, `slices` or `affine`.
+    pub fn parse(name: &str) -> Option<MsmStrategy> {
+        match name.trim() {
+            "auto" => Some(MsmStrategy::Auto),
+            "slices" => Some(MsmStrategy::Slices),
+            "affine" => Some(MsmStrategy::Affine),
+            _ => None,
+        }
+    }
+
+    /// The strategy proofs use: `GROTH16_C2_MSM` (`auto`, `slices`, `affine`), else auto. An
+    /// unknown value is reported once on stderr and ignored.
+    pub fn configured() -> MsmStrategy {
+        static CHOSEN: once_cell::sync::Lazy<MsmStrategy> =
+            once_cell::sync::Lazy::new(|| match std::env::var("GROTH16_C2_MSM") {
+                Ok(v) => MsmStrategy::parse(&v).unwrap_or_else(|| {
+                    eprintln!(
+                        "groth16-c2: GROTH16_C2_MSM={v:?} is not auto, slices or affine; using auto"
+                    );
+                    MsmStrategy::Auto
+                }),
+                Err(_) => MsmStrategy::Auto,
+            });
+        *CHOSEN
+    }
+}
+
+/// The Pippenger window width every MSM uses (a tuning knob for benchmarks; 0: chosen from the
+/// size). Starts from `GROTH16_C2_MSM_WINDOW`.
+static MSM_WINDOW: once_cell::sync::Lazy<std::sync::atomic::AtomicU32> =
+    once_cell::sync::Lazy::new(|| {
+        let bits = std::env::var("GROTH16_C2_MSM_WINDOW")
+            .ok()
+            .and_then(|v| v.trim().parse::<u32>().ok())
+            .filter(|b| (4..=24).contains(b))
+            .unwrap_or(0);
+        std::sync::atomic::AtomicU32::new(bits)
+    });
+
+/// Forces the window width of the MSMs that start afterwards (4..=24 bits; 0: chosen from the
+/// size, the default). A tuning knob: proofs stay the same, only their speed changes. Change it
+/// only while no proof runs (the workspace is sized with the width of the moment).
+pub fn set_msm_window(bits: u32) -> Result<()> {
+    if bits != 0 && !(4..=24).contains(&bits) {
+        return Err(Error::invalid(format!(
+            "an MSM window of {bits} bits is outside 4..=24"
+        )));
+    }
+    MSM_WINDOW.store(bits, std::sync::atomic::Ordering::Relaxed);
+    Ok(())
+}
+
+/// `g16_msm`'s strategy argument: the strategy and the window width (`window` when it is not
+/// 0, else the width in force).
+fn msm_code(strategy: MsmStrategy, window: u32) -> i32 {
+    let window = if window != 0 {
+        window
+    } else {
+        MSM_WINDOW.load(std::sync::atomic::Ordering::Relaxed)
+    };
+    strategy as i32 | (window.min(255) as i32) << 8
+}
+
+/// Device workspace bytes for an MSM of `n` scalars (0: `n` is out of range) with `window`-bit
+/// windows (0: the width in force).
+pub fn msm_workspace_size(curve: Curve, n: usize, strategy: MsmStrategy, window: u32) -> usize {
     // SAFETY: a pure size computation.
-    unsafe { ffi::g16_msm_workspace_size(curve as i32, n) }
+    unsafe { ffi::g16_msm_workspace_size(curve as i32, n, msm_code(strategy, window)) }
 }
 
 /// Device workspace bytes for a batch addition over `n_points` points.
@@ -304,6 +385,9 @@ pub struct MsmArgs {
     pub scalars: *const c_void,
     pub montgomery: bool,
     pub n: usize,
+    pub strategy: MsmStrategy,
+    /// Window bits (0: the width in force, normally chosen from `n`).
+    pub window: u32,
     pub workspace: *mut c_void,
     pub workspace_bytes: usize,
     pub result: *mut c_void,
@@ -324,6 +408,7 @@ pub unsafe fn msm(args: &MsmArgs, stream: &Stream) -> Result<()> {
             args.scalars,
             args.montgomery as i32,
             args.n,
+            msm_code(args.strategy, args.window),
             args.workspace,
             args.workspace_bytes,
             args.result,

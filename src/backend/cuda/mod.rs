@@ -116,7 +116,7 @@ impl Backend for CudaBackend {
             let state = guard.as_mut().expect("lock_device creates the state");
             h::h_polynomial(state, a, b, c, n)?
         };
-        msm::msm_g1_montgomery(0, h_query, &h)
+        msm::msm_g1_montgomery(0, h_query, &h, kernels::MsmStrategy::configured())
     }
 
     fn g1_sum(&self, points: &[G1Affine], ones: &OnesBitmap) -> Result<G1Projective> {

@@ -7,7 +7,7 @@ use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
 use group::Group;
 
 use super::device::lock_device;
-use super::kernels::{self, MsmArgs};
+use super::kernels::{self, MsmArgs, MsmStrategy};
 use super::points::{scalar_bytes, GpuCurve, G1, G2};
 use super::runtime::{DeviceBuffer, Event, Stream};
 use crate::error::{Error, Result};
@@ -20,7 +20,30 @@ pub fn msm_g1(
     indices: Option<&[u32]>,
     scalars: &[blst_scalar],
 ) -> Result<G1Projective> {
-    msm::<G1, _>(device, points, indices, scalars, false)
+    msm_g1_with(device, points, indices, scalars, MsmStrategy::configured())
+}
+
+/// As [`msm_g1`], summing the buckets as `strategy` says.
+pub fn msm_g1_with(
+    device: usize,
+    points: &[G1Affine],
+    indices: Option<&[u32]>,
+    scalars: &[blst_scalar],
+    strategy: MsmStrategy,
+) -> Result<G1Projective> {
+    msm::<G1, _>(device, points, indices, scalars, false, strategy, 0)
+}
+
+/// As [`msm_g1_with`], with `window`-bit windows (4..=24; 0: chosen from the size).
+pub fn msm_g1_window(
+    device: usize,
+    points: &[G1Affine],
+    indices: Option<&[u32]>,
+    scalars: &[blst_scalar],
+    strategy: MsmStrategy,
+    window: u32,
+) -> Result<G1Projective> {
+    msm::<G1, _>(device, points, indices, scalars, false, strategy, window)
 }
 
 /// As [`msm_g1`], over G2.
@@ -30,7 +53,15 @@ pub fn msm_g2(
     indices: Option<&[u32]>,
     scalars: &[blst_scalar],
 ) -> Result<G2Projective> {
-    msm::<G2, _>(device, points, indices, scalars, false)
+    msm::<G2, _>(
+        device,
+        points,
+        indices,
+        scalars,
+        false,
+        MsmStrategy::configured(),
+        0,
+    )
 }
 
 /// `sum(scalars[k] * points[k])` with the scalars in Montgomery form, as the H stage reads them.
@@ -38,8 +69,9 @@ pub fn msm_g1_montgomery(
     device: usize,
     points: &[G1Affine],
     scalars: &[Scalar],
+    strategy: MsmStrategy,
 ) -> Result<G1Projective> {
-    msm::<G1, _>(device, points, None, scalars, true)
+    msm::<G1, _>(device, points, None, scalars, true, strategy, 0)
 }
 
 /// The sum of the points whose bit is set.
@@ -82,6 +114,7 @@ pub fn time_msm_g1(
     points: &[G1Affine],
     scalars: &[blst_scalar],
     runs: usize,
+    strategy: MsmStrategy,
 ) -> Result<(Vec<f64>, G1Projective)> {
     let mut guard = lock_device(device)?;
     let state = guard.as_mut().expect("lock_device creates the state");
@@ -89,7 +122,7 @@ pub fn time_msm_g1(
     let stream = &state.compute;
     let d_points = upload(&points[..n.min(points.len())], stream)?;
     let d_scalars = upload(scalar_bytes(scalars), stream)?;
-    let mut ws = DeviceBuffer::<u8>::new(workspace_for::<G1>(n)?)?;
+    let mut ws = DeviceBuffer::<u8>::new(workspace_for::<G1>(n, strategy, 0)?)?;
     let mut result = DeviceBuffer::<<G1 as GpuCurve>::Xyzz>::new(1)?;
     let (start, end) = (Event::timing()?, Event::timing()?);
     let mut times = Vec::with_capacity(runs);
@@ -104,6 +137,8 @@ pub fn time_msm_g1(
                     d_scalars.as_ptr(),
                     false,
                     n,
+                    strategy,
+                    0,
                     &mut ws,
                     &mut result,
                 ),
@@ -117,21 +152,25 @@ pub fn time_msm_g1(
     Ok((times, download_one::<G1>(&result, stream)?))
 }
 
-fn workspace_for<C: GpuCurve>(n: usize) -> Result<usize> {
-    match kernels::msm_workspace_size(C::CURVE, n) {
+fn workspace_for<C: GpuCurve>(n: usize, strategy: MsmStrategy, window: u32) -> Result<usize> {
+    match kernels::msm_workspace_size(C::CURVE, n, strategy, window) {
         0 if n > 0 => Err(Error::invalid(format!(
-            "an MSM of {n} points is beyond the GPU kernels' limit (2^31)"
+            "an MSM of {n} points (window {window}) is beyond the GPU kernels' limits (fewer \
+             than 2^31 points, windows of 4..=24 bits)"
         ))),
         bytes => Ok(bytes.max(1)),
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn msm_args<C: GpuCurve>(
     points: &DeviceBuffer<C::Affine>,
     index: Option<&DeviceBuffer<u32>>,
     scalars: *const std::ffi::c_void,
     montgomery: bool,
     n: usize,
+    strategy: MsmStrategy,
+    window: u32,
     ws: &mut DeviceBuffer<u8>,
     result: &mut DeviceBuffer<C::Xyzz>,
 ) -> MsmArgs {
@@ -143,6 +182,8 @@ pub(crate) fn msm_args<C: GpuCurve>(
         scalars,
         montgomery,
         n,
+        strategy,
+        window,
         workspace: ws.as_mut_ptr(),
         workspace_bytes: ws.len(),
         result: result.as_mut_ptr(),
@@ -171,6 +212,8 @@ fn msm<C: GpuCurve, S>(
     indices: Option<&[u32]>,
     scalars: &[S],
     montgomery: bool,
+    strategy: MsmStrategy,
+    window: u32,
 ) -> Result<C::Projective> {
     let n = scalars.len();
     match indices {
@@ -193,7 +236,7 @@ fn msm<C: GpuCurve, S>(
     )?;
     let d_index = indices.map(|i| upload(i, stream)).transpose()?;
     let d_scalars = upload(scalar_bytes(scalars), stream)?;
-    let mut ws = DeviceBuffer::<u8>::new(workspace_for::<C>(n)?)?;
+    let mut ws = DeviceBuffer::<u8>::new(workspace_for::<C>(n, strategy, window)?)?;
     let mut result = DeviceBuffer::<C::Xyzz>::new(1)?;
     let args = msm_args::<C>(
         &d_points,
@@ -201,6 +244,8 @@ fn msm<C: GpuCurve, S>(
         d_scalars.as_ptr(),
         montgomery,
         n,
+        strategy,
+        window,
         &mut ws,
         &mut result,
     );

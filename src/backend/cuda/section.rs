@@ -12,7 +12,7 @@ use blstrs::{G1Projective, G2Projective, Scalar};
 
 use super::device::{grow, DeviceState};
 use super::h;
-use super::kernels::{self, Curve, MsmArgs};
+use super::kernels::{self, Curve, MsmArgs, MsmStrategy};
 use super::points::{scalar_bytes, G1Xyzz, G2Xyzz};
 use super::resident::{self, DeviceSrs};
 use super::runtime::Event;
@@ -221,6 +221,8 @@ fn run(
         scalars: h_scalars,
         montgomery: true,
         n: n - 1,
+        strategy: MsmStrategy::configured(),
+        window: 0,
         workspace: ws_ptr,
         workspace_bytes: ws_len,
         result: slot(0),
@@ -359,6 +361,8 @@ fn tail_args(
         scalars: scratch.tail_scalars[i].as_ref().expect("grown").as_ptr(),
         montgomery: false,
         n: q.tail_points.len(),
+        strategy: base.strategy,
+        window: 0,
         workspace: base.workspace,
         workspace_bytes: base.workspace_bytes,
         result,
@@ -367,15 +371,21 @@ fn tail_args(
 
 /// One workspace serves every MSM and batch addition of the proof (they run one after another).
 fn workspace_bytes(n: usize, split: &CircuitSplit, srs: &Srs, g2_tail: bool) -> usize {
-    let mut bytes = kernels::msm_workspace_size(Curve::G1, n - 1);
+    let strategy = MsmStrategy::configured();
+    let mut bytes = kernels::msm_workspace_size(Curve::G1, n - 1, strategy, 0);
     for q in [&split.l, &split.a, &split.b] {
         bytes = bytes
-            .max(kernels::msm_workspace_size(Curve::G1, q.tail_points.len()))
+            .max(kernels::msm_workspace_size(
+                Curve::G1,
+                q.tail_points.len(),
+                strategy,
+                0,
+            ))
             .max(kernels::batch_add_workspace_size(Curve::G1, q.ones.len));
     }
     bytes
         .max(if g2_tail {
-            kernels::msm_workspace_size(Curve::G2, split.b.tail_points.len())
+            kernels::msm_workspace_size(Curve::G2, split.b.tail_points.len(), strategy, 0)
         } else {
             0
         })
