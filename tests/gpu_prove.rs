@@ -196,18 +196,24 @@ fn max_log_n() -> u32 {
 /// bellperson's params and our SRS for the PoRep-shaped circuit of `2^log_n`, generated on the
 /// first run and read from the cache after.
 fn porep_params(log_n: u32) -> (Parameters<Bls12>, Srs) {
+    // Tests run on several threads: one generates a missing file while the others wait for it
+    // (on a fresh machine two tests once generated the 2^12 params at the same time).
+    static GENERATING: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let dir = params_dir();
     let path = example_common::params_path(&dir, log_n);
-    let params = if path.exists() {
-        example_common::read_params(&path)
-    } else {
-        std::fs::create_dir_all(&dir).unwrap();
-        say(&format!(
-            "gpu_prove: generating params for 2^{log_n} into {} (cached for later runs)",
-            dir.display()
-        ));
-        example_common::write_params(log_n, &path)
-    };
+    let mut generated = None;
+    if !path.exists() {
+        let _one_at_a_time = GENERATING.lock().unwrap_or_else(|e| e.into_inner());
+        if !path.exists() {
+            std::fs::create_dir_all(&dir).unwrap();
+            say(&format!(
+                "gpu_prove: generating params for 2^{log_n} into {} (cached for later runs)",
+                dir.display()
+            ));
+            generated = Some(example_common::write_params(log_n, &path));
+        }
+    }
+    let params = generated.unwrap_or_else(|| example_common::read_params(&path));
     let srs = Srs::new(&path, false).unwrap();
     (params, srs)
 }

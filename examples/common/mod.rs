@@ -120,8 +120,12 @@ pub fn write_params(log_n: u32, path: &Path) -> bellperson::groth16::Parameters<
             .unwrap_or_else(|e| fail(&format!("parameter generation failed: {e}")))
     };
     // A temp name in the same directory, then rename: a killed run never leaves a truncated
-    // file under the real name, and the rename is atomic on one filesystem.
-    let tmp = path.with_extension(format!("tmp.{}", std::process::id()));
+    // file under the real name, and the rename is atomic on one filesystem. The name is unique
+    // per call, not only per process: two threads of one test binary that miss the cache at
+    // once each write their own file (one rename wins, with the same bytes).
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, Ordering::Relaxed);
+    let tmp = path.with_extension(format!("tmp.{}.{call}", std::process::id()));
     let write = || -> std::io::Result<()> {
         let mut f = BufWriter::new(std::fs::File::create(&tmp)?);
         params.write(&mut f)?;
