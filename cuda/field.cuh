@@ -570,17 +570,19 @@ G16_UNROLL
     for (int i = 0; i < N - 1; i++) x[i] = (x[i] >> 1) | (x[i + 1] << 31);
     x[N - 1] >>= 1;
   }
-  // x / 2 mod p for x < p: (x + p) / 2 when x is odd (x + p < 2p fits N limbs).
-  static G16_HD void half_mod(uint32_t x[N]) {
-    if (x[0] & 1) {
-      uint64_t c = 0;
+  // x += p (x < p: the sum fits N limbs).
+  static G16_HD void add_mod_p(uint32_t x[N]) {
+    uint64_t c = 0;
 G16_UNROLL
-      for (int i = 0; i < N; i++) {
-        c += (uint64_t)x[i] + P::mod(i);
-        x[i] = (uint32_t)c;
-        c >>= 32;
-      }
+    for (int i = 0; i < N; i++) {
+      c += (uint64_t)x[i] + P::mod(i);
+      x[i] = (uint32_t)c;
+      c >>= 32;
     }
+  }
+  // x / 2 mod p for x < p: (x + p) / 2 when x is odd.
+  static G16_HD void half_mod(uint32_t x[N]) {
+    if (x[0] & 1) add_mod_p(x);
     shr1(x);
   }
   static G16_HD bool geq(const uint32_t a[N], const uint32_t b[N]) {
@@ -589,8 +591,8 @@ G16_UNROLL
     for (int i = 0; i < N; i++) borrow = ((uint64_t)a[i] - b[i] - borrow) >> 63;
     return borrow == 0;
   }
-  // a -= b (a >= b).
-  static G16_HD void sub_in_place(uint32_t a[N], const uint32_t b[N]) {
+  // a -= b; returns the borrow out (1 when a < b).
+  static G16_HD uint64_t sub_in_place(uint32_t a[N], const uint32_t b[N]) {
     uint64_t borrow = 0;
 G16_UNROLL
     for (int i = 0; i < N; i++) {
@@ -598,25 +600,11 @@ G16_UNROLL
       a[i] = (uint32_t)d;
       borrow = d >> 63;
     }
+    return borrow;
   }
   // a = a - b mod p (both below p).
   static G16_HD void sub_mod(uint32_t a[N], const uint32_t b[N]) {
-    uint64_t borrow = 0;
-G16_UNROLL
-    for (int i = 0; i < N; i++) {
-      const uint64_t d = (uint64_t)a[i] - b[i] - borrow;
-      a[i] = (uint32_t)d;
-      borrow = d >> 63;
-    }
-    if (borrow) {
-      uint64_t c = 0;
-G16_UNROLL
-      for (int i = 0; i < N; i++) {
-        c += (uint64_t)a[i] + P::mod(i);
-        a[i] = (uint32_t)c;
-        c >>= 32;
-      }
-    }
+    if (sub_in_place(a, b)) add_mod_p(a);
   }
   static G16_HD bool is_one(const uint32_t a[N]) {
     uint32_t acc = a[0] ^ 1u;

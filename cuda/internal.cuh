@@ -40,6 +40,19 @@ G16_HD uint64_t bitrev64(uint64_t x, uint32_t bits) {
 #endif
 }
 
+// Sorted-bucket lookups of the MSM (msm.cuh's slices, msm_affine.cuh's rounds):
+// The key whose bucket holds entry e: the largest k with offsets[k] <= e (empty buckets share
+// their successor's offset, and taking the largest skips them). Needs e < offsets[keys].
+G16_HD uint32_t key_of_entry(const uint32_t* offsets, uint32_t keys, uint32_t e) {
+  uint32_t lo = 0, hi = keys;
+  while (lo < hi) {
+    const uint32_t mid = (lo + hi + 1) >> 1;
+    if (offsets[mid] <= e) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
 // Element access as two 16-byte vectors. Device pointers must be 16-byte aligned (cudaMalloc
 // gives 256). `ldg` is for data no kernel writes while it runs (twiddle tables).
 G16_HD fr_t ld_fr(const fr_t* p) {

@@ -167,18 +167,6 @@ inline bool make_msm_plan(size_t n, size_t xyzz_bytes, size_t affine_bytes, int 
 // or is continued by the head slots of the slices after its first (its "run"). A tree over each
 // run leaves the run's sum in its first slot, which the finishing step adds to the bucket.
 
-// The key whose bucket holds entry e: the largest k with offsets[k] <= e (empty buckets share
-// their successor's offset, and taking the largest skips them). Needs e < offsets[keys].
-G16_HD uint32_t key_of_entry(const uint32_t* offsets, uint32_t keys, uint32_t e) {
-  uint32_t lo = 0, hi = keys;
-  while (lo < hi) {
-    const uint32_t mid = (lo + hi + 1) >> 1;
-    if (offsets[mid] <= e) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
-}
-
 // Sums the entries [begin, end) (end <= offsets[keys]): add(acc, entry) for each, and
 // flush(key, acc, head) at each bucket boundary and at the end, head telling whether the
 // bucket began before `begin`.

@@ -23,7 +23,7 @@
 #ifndef GROTH16_C2_MSM_AFFINE_CUH
 #define GROTH16_C2_MSM_AFFINE_CUH
 
-#include "curve.cuh"
+#include "internal.cuh"
 
 namespace g16 {
 
@@ -119,13 +119,7 @@ G16_HD uint32_t ba_locate(const uint32_t* off, uint32_t keys, uint32_t i, uint32
   if (hint < keys && off[hint] <= i && i < off[hint + 1]) return hint;
   if (hint + 1 < keys && off[hint + 1] <= i && i < off[hint + 2]) return hint + 1;
   if (hint >= 1 && hint <= keys && off[hint - 1] <= i && i < off[hint]) return hint - 1;
-  uint32_t lo = 0, hi = keys;
-  while (lo < hi) {
-    const uint32_t mid = (lo + hi + 1) >> 1;
-    if (off[mid] <= i) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
+  return key_of_entry(off, keys, i);
 }
 
 // What output position i of a round does: bucket k's pair at input positions e and e + 1
