@@ -71,28 +71,38 @@ struct xyzz_t {
     ZZZ = ZZZ * w;
   }
 
-  // this += (x, y) for an affine point that is not the identity (madd-2008-s).
+  // this += (x, y) for an affine point that is not the identity (madd-2008-s). The formulas'
+  // independent products go in pairs through F::mul2 (rows interleaved, four carry chains in
+  // flight): the MSM's slices run at ~12 warps per SM, where one product at a time leaves the
+  // IMAD pipe waiting on dependent instructions (Nsight Compute: ~4 cycles of fixed-latency
+  // stall per instruction). H200, G1 MSM: 2^24 136.9 ms against 139.8, 2^26 468.6 against 482.1.
   G16_HD void add_affine_nonzero(const F& x, const F& y) {
     if (is_inf()) {
       X = x; Y = y; ZZ = F::one(); ZZZ = F::one();
       return;
     }
-    const F p = x * ZZ - X;   // U2 - X1
-    const F r = y * ZZZ - Y;  // S2 - Y1
+    F u2, s2;
+    F::mul2(x, ZZ, y, ZZZ, u2, s2);
+    const F p = u2 - X;  // U2 - X1
+    const F r = s2 - Y;  // S2 - Y1
     if (p.is_zero()) {
-      // Same x: either the same point (double it) or its negation (the sum is the identity).
       if (r.is_zero()) *this = dbl_affine(x, y);
       else *this = inf();
       return;
     }
-    const F pp = square(p);
-    const F ppp = p * pp;
-    const F q = X * pp;
-    const F x3 = square(r) - (ppp + twice(q));
-    Y = r * (q - x3) - Y * ppp;
+    F pp, rr;
+    F::mul2(p, p, r, r, pp, rr);
+    F ppp, q;
+    F::mul2(p, pp, X, pp, ppp, q);
+    const F x3 = rr - (ppp + twice(q));
+    F zz, ypp;
+    F::mul2(ZZ, pp, Y, ppp, zz, ypp);
+    F rq, zzz;
+    F::mul2(r, q - x3, ZZZ, ppp, rq, zzz);
+    Y = rq - ypp;
     X = x3;
-    ZZ = ZZ * pp;
-    ZZZ = ZZZ * ppp;
+    ZZ = zz;
+    ZZZ = zzz;
   }
 
   // this += p, or this -= p when `negate`.
@@ -108,23 +118,26 @@ struct xyzz_t {
       *this = q;
       return;
     }
-    const F u1 = X * q.ZZ;
-    const F s1 = Y * q.ZZZ;
-    const F p = q.X * ZZ - u1;   // U2 - U1
-    const F r = q.Y * ZZZ - s1;  // S2 - S1
+    F u1, s1, u2, s2;
+    F::mul2(X, q.ZZ, Y, q.ZZZ, u1, s1);
+    F::mul2(q.X, ZZ, q.Y, ZZZ, u2, s2);
+    const F p = u2 - u1;  // U2 - U1
+    const F r = s2 - s1;  // S2 - S1
     if (p.is_zero()) {
       if (r.is_zero()) dbl();
       else *this = inf();
       return;
     }
-    const F pp = square(p);
-    const F ppp = p * pp;
-    const F qq = u1 * pp;
-    const F x3 = square(r) - (ppp + twice(qq));
-    Y = r * (qq - x3) - s1 * ppp;
+    F pp, rr, ppp, qq, zz, zzz;
+    F::mul2(p, p, r, r, pp, rr);
+    F::mul2(p, pp, u1, pp, ppp, qq);
+    F::mul2(ZZ, q.ZZ, ZZZ, q.ZZZ, zz, zzz);
+    const F x3 = rr - (ppp + twice(qq));
+    F rq, sp;
+    F::mul2(r, qq - x3, s1, ppp, rq, sp);
+    Y = rq - sp;
     X = x3;
-    ZZ = ZZ * q.ZZ * pp;
-    ZZZ = ZZZ * q.ZZZ * ppp;
+    F::mul2(zz, pp, zzz, ppp, ZZ, ZZZ);
   }
 
   G16_HD xyzz_t neg() const { return xyzz_t{X, -Y, ZZ, ZZZ}; }

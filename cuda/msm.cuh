@@ -444,8 +444,11 @@ __device__ __noinline__ void mul_small_cold(xyzz_t<F>& acc, uint32_t k) {
 // Thread t sums slice t of the sorted entries (see sum_slice), writing each flushed sum to the
 // slice's head slot or to its bucket. Three blocks per SM, as the per-bucket tasks had: left
 // alone, ptxas takes 180 registers (two blocks); at 168 it spills a few bytes, off the additions.
+#ifndef G16_SLICE_MIN_BLOCKS
+#define G16_SLICE_MIN_BLOCKS 3
+#endif
 template <class F>
-__global__ void __launch_bounds__(128, 3)
+__global__ void __launch_bounds__(128, G16_SLICE_MIN_BLOCKS)
     slice_kernel(const affine_t<F>* points, size_t n_points, const uint32_t* entries,
                  const uint32_t* offsets, uint32_t keys, uint32_t slice, xyzz_t<F>* heads,
                  size_t max_slices, xyzz_t<F>* buckets) {

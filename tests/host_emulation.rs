@@ -132,7 +132,7 @@ impl TestField for Fp {
 
 /// What the check program prints per pair: `a + b, a - b, a*b/R, a*a/R, -a, a*R, a/R,
 /// (a/R)^-1 * R, (a/R)^12345 * R` (the last three read `a` as a Montgomery form).
-const OPS: [&str; 10] = [
+const OPS: [&str; 12] = [
     "a+b",
     "a-b",
     "a*b",
@@ -143,9 +143,11 @@ const OPS: [&str; 10] = [
     "inverse",
     "pow",
     "inverse_vartime",
+    "mul2: a*b",
+    "mul2: b*(a+b)",
 ];
 
-fn expected<F: TestField>(a: F, b: F) -> [F; 10] {
+fn expected<F: TestField>(a: F, b: F) -> [F; 12] {
     let r = F::r();
     let r_inv = r.invert().unwrap();
     let am = a * r_inv; // the element whose Montgomery form is a
@@ -160,6 +162,8 @@ fn expected<F: TestField>(a: F, b: F) -> [F; 10] {
         am.invert().unwrap_or(F::ZERO) * r,
         am.pow_vartime([12345]) * r,
         am.invert().unwrap_or(F::ZERO) * r,
+        a * b * r_inv,
+        b * (a + b) * r_inv,
     ]
 }
 
