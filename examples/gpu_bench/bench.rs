@@ -354,8 +354,10 @@ fn ntt_variant(
 }
 
 /// Measured 32-bit IMAD rate of the H200 machine (low halves; IMAD.HI issues at half of it).
+#[cfg(feature = "gpu-test-kernels")]
 const IMAD_PER_S: f64 = 16.7e12;
 /// The H200's FP64 instruction rate per lane (34 TFLOPS of FP64 vector fma, NVIDIA's figure).
+#[cfg(feature = "gpu-test-kernels")]
 const FP64_PER_S: f64 = 17e12;
 
 /// Multiplication throughput per field (`--field`): chains of dependent Montgomery products
