@@ -73,9 +73,10 @@ struct xyzz_t {
 
   // this += (x, y) for an affine point that is not the identity (madd-2008-s). The formulas'
   // independent products go in pairs through F::mul2 (rows interleaved, four carry chains in
-  // flight): the MSM's slices run at ~12 warps per SM, where one product at a time leaves the
-  // IMAD pipe waiting on dependent instructions (Nsight Compute: ~4 cycles of fixed-latency
-  // stall per instruction). H200, G1 MSM: 2^24 136.9 ms against 139.8, 2^26 468.6 against 482.1.
+  // flight): the MSM's slices run at ~12 warps per SM, where one product at a time leaves part
+  // of the IMAD pipe idle between dependent instructions (Nsight Compute: ~4 cycles of
+  // fixed-latency stall per instruction). H200, G1 MSM: 2^24 136.9 ms against 139.8, 2^26
+  // 468.6 against 482.1.
   G16_HD void add_affine_nonzero(const F& x, const F& y) {
     if (is_inf()) {
       X = x; Y = y; ZZ = F::one(); ZZZ = F::one();

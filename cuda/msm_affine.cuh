@@ -106,7 +106,13 @@ G16_HD uint32_t ba_rounds(size_t m) {
 // of the round kernel at once: one wave of warps where the round is small (each warp inverts
 // once, so fewer and longer warps cost fewer inversions; late rounds hold few additions and
 // many gaps), several waves of kBaMaxPerLane positions per lane where it is large.
-constexpr uint32_t kBaMaxPerLane = 64;
+// G16_BA_MAX_PER_LANE (a tuning switch): each warp inverts once per 32 K positions, ~650
+// instructions per addition at K = 64 (see the README's issue-slot table), so larger caps trade
+// waves for fewer inversions.
+#ifndef G16_BA_MAX_PER_LANE
+#define G16_BA_MAX_PER_LANE 64
+#endif
+constexpr uint32_t kBaMaxPerLane = G16_BA_MAX_PER_LANE;
 G16_HD uint32_t ba_per_lane(size_t s, size_t resident) {
   if (resident < 1) resident = 1;
   const size_t per = (s + 32 * resident - 1) / (32 * resident);
