@@ -3,7 +3,8 @@
 # one gpu_bench NTT variant (default: fwd_nn at 2^27; `h` for the whole H step), or over the
 # kernels of one G1 MSM (VARIANT `msm`), on the GPU machine. Writes ncu's full report to OUT_DIR/ncu-LOG_N-VARIANT.txt and prints one line per
 # kernel launch: duration, SM, memory and DRAM throughput (% of peak), issue slots busy,
-# achieved occupancy, registers, cycles per issued instruction and ncu's stall rule. It
+# achieved occupancy, registers, cycles per issued instruction, the busiest pipe and ncu's
+# stall rule. It
 # tells a pass bound by its products (issue slots busy, the FMA pipe) from one bound by memory
 # or by latency (stalls). NCU_LAUNCHES (default 12) caps the launches profiled; NCU_BENCH names
 # another gpu_bench binary (a variant build) to profile; NCU_MSM_STRATEGY (default auto) the
@@ -56,17 +57,24 @@ for line in open(sys.argv[1], errors="replace"):
             cur[want[p[0]]] = float(value) * scale
         except ValueError:
             pass
+    elif "highest-utilized pipeline" in line and "pipe" not in cur:
+        # ComputeWorkloadAnalysis: the busiest pipe (ALU, FMA, FMAHeavy, ...) and its share of
+        # its peak, counting each instruction's issue cost on it.
+        m = re.search(r"(\S+) is the highest-utilized pipeline \(([\d.]+)%\)", line)
+        if m:
+            cur["pipe"] = f"{m.group(1)} {m.group(2)}%"
     elif "stall" in line and "stall" not in cur:
         # The first rule sentence that names a stall reason (WarpStateStats).
         m = re.search(r"(stalled [^.]*\.|spends [^.]*stalled[^.]*\.)", line)
         if m:
             cur["stall"] = m.group(1)[:110]
 cols = ["ms", "sm%", "mem%", "dram%", "issue%", "occ%", "regs", "cyc/issue"]
-print("| kernel | " + " | ".join(cols) + " | stall (ncu's rule) |")
-print("|---|" + "---|" * (len(cols) + 1))
+print("| kernel | " + " | ".join(cols) + " | busiest pipe | stall (ncu's rule) |")
+print("|---|" + "---|" * (len(cols) + 2))
 for k in kernels:
     cells = [f"{k[c]:.2f}" if c in k else "-" for c in cols]
-    print(f"| {k['name']} | " + " | ".join(cells) + " | " + k.get("stall", "-") + " |")
+    print(f"| {k['name']} | " + " | ".join(cells) + " | " + k.get("pipe", "-") + " | "
+          + k.get("stall", "-") + " |")
 # Time per kernel over the launches profiled: where an MSM's milliseconds go.
 totals = {}
 for k in kernels:
