@@ -1,6 +1,7 @@
 // Test kernels for the field arithmetic: out[i] = op(a[i], b[i]) over Fr or Fp, so the host
 // tests can compare every operation of field.cuh with blstrs bit for bit.
 #include "internal.cuh"
+#include "mont29.cuh"
 #include "mont52.cuh"
 #include "launcher.h"
 
@@ -25,6 +26,12 @@ enum op_t {
   OP_MUL_CHAIN_WARPS,
   // a^-1 by the binary extended Euclidean algorithm (the MSM's batch inversions); 0 -> 0.
   OP_INV_VARTIME,
+  // The chain through mont29.cuh's carry-free 29-bit-limb product (Fp; Fr runs the integer
+  // chain): b shifted once, a converted in and out once, products fed back unreduced.
+  OP_MUL_CHAIN_29,
+  // Two independent integer chains per thread through mont_t::mul2 (a b^L and b^(L+1),
+  // returned summed): what pairing products gains at the kernel's occupancy.
+  OP_MUL_CHAIN_PAIRED,
   OP_COUNT
 };
 
@@ -47,6 +54,23 @@ G16_HD typename P::field mul_chain_mixed(const typename P::field& x, const typen
     q = mul52(q, t);
   }
   return r == from_m52<P>(q) ? r : P::field::zero();
+}
+G16_HD fp_t mul_chain_29(const fp_t& x, const fp_t& y) {
+  fp29 r = to_fp29(x, 0);
+  const fp29 t = to_fp29(y, fp29::kShift);
+  for (int k = 0; k < MUL_CHAIN_LEN; k++) r = mul29(r, t);
+  return from_fp29(r);
+}
+G16_HD fr_t mul_chain_29(const fr_t& x, const fr_t& y) {
+  fr_t r = x;
+  for (int k = 0; k < MUL_CHAIN_LEN; k++) r = r * y;
+  return r;
+}
+template <class F>
+G16_HD F mul_chain_paired(const F& x, const F& y) {
+  F r = x, q = y;
+  for (int k = 0; k < MUL_CHAIN_LEN; k++) F::mul2(r, y, q, y, r, q);
+  return r + q;
 }
 G16_HD fr_t mul_chain_f52(const fr_t& x, const fr_t& y) { return mul_chain_m52<fr52_params>(x, y); }
 G16_HD fp_t mul_chain_f52(const fp_t& x, const fp_t& y) { return mul_chain_m52<fp52_params>(x, y); }
@@ -79,6 +103,8 @@ G16_HD F apply(int op, const F& x, const F* b, size_t i) {
       return r;
     }
     case OP_INV_VARTIME: return x.inverse_vartime();
+    case OP_MUL_CHAIN_29: return mul_chain_29(x, b[i]);
+    case OP_MUL_CHAIN_PAIRED: return mul_chain_paired(x, b[i]);
     default: return x.inverse();  // OP_INV; 0 -> 0
   }
 }
@@ -97,7 +123,9 @@ template <class F>
 cudaError_t launch(int op, const F* a, const F* b, F* out, size_t n, cudaStream_t s) {
   if (op < 0 || op >= OP_COUNT) return cudaErrorInvalidValue;
   if (n == 0) return cudaSuccess;
-  if (a == nullptr || out == nullptr || ((op <= OP_MUL || (op >= OP_MUL_CHAIN && op <= OP_MUL_CHAIN_WARPS)) && b == nullptr)) return cudaErrorInvalidValue;
+  if (a == nullptr || out == nullptr || ((op <= OP_MUL || (op >= OP_MUL_CHAIN && op <= OP_MUL_CHAIN_WARPS) ||
+                         op >= OP_MUL_CHAIN_29) &&
+                        b == nullptr)) return cudaErrorInvalidValue;
   const unsigned threads = 256;
   const uint64_t want = (n + threads - 1) / threads;
   const unsigned blocks = (unsigned)(want < 4096 ? want : 4096);

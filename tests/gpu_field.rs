@@ -121,6 +121,12 @@ fn fr_ops_match_blstrs() {
     check::<_, 4>(false, "Fr", &a, &b, FieldOp::MulChainWarps, |x, y| {
         *x * y.pow_vartime([MUL_CHAIN_LEN])
     });
+    check::<_, 4>(false, "Fr", &a, &b, FieldOp::MulChain29, |x, y| {
+        *x * y.pow_vartime([MUL_CHAIN_LEN])
+    });
+    check::<_, 4>(false, "Fr", &a, &b, FieldOp::MulChainPaired, |x, y| {
+        *x * y.pow_vartime([MUL_CHAIN_LEN]) + y.pow_vartime([MUL_CHAIN_LEN + 1])
+    });
     check::<_, 4>(false, "Fr", &a, &b, FieldOp::Sqr, |x, _| x.square());
     check::<_, 4>(false, "Fr", &a, &b, FieldOp::Neg, |x, _| -*x);
     check::<_, 4>(false, "Fr", &a, &b, FieldOp::Inverse, |x, _| {
@@ -167,6 +173,12 @@ fn fp_ops_match_blstrs() {
     });
     check::<_, 6>(true, "Fp", &a, &b, FieldOp::MulChainWarps, |x, y| {
         *x * y.pow_vartime([MUL_CHAIN_LEN])
+    });
+    check::<_, 6>(true, "Fp", &a, &b, FieldOp::MulChain29, |x, y| {
+        *x * y.pow_vartime([MUL_CHAIN_LEN])
+    });
+    check::<_, 6>(true, "Fp", &a, &b, FieldOp::MulChainPaired, |x, y| {
+        *x * y.pow_vartime([MUL_CHAIN_LEN]) + y.pow_vartime([MUL_CHAIN_LEN + 1])
     });
     check::<_, 6>(true, "Fp", &a, &b, FieldOp::Sqr, |x, _| x.square());
     check::<_, 6>(true, "Fp", &a, &b, FieldOp::Neg, |x, _| -*x);

@@ -440,6 +440,20 @@ fn fp64_limb_products_match_blstrs() {
     check_m52::<Fp>(&program);
 }
 
+/// The carry-free 29-bit-limb Fp products of `cuda/mont29.cuh` (64-bit column sums, R' =
+/// 2^406 with the right operand shifted by 22 bits so that blst's Montgomery forms stay): the
+/// same four outputs as the FP64-limb check, Fp only.
+#[test]
+fn radix_29_products_match_blstrs() {
+    let Some(cxx) = cxx() else {
+        eprintln!("SKIP host_emulation: no C++ compiler (set CXX)");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let program = build(&cxx, "mont29_check.cpp", "", dir.path(), "mont29_check");
+    check_m52::<Fp>(&program);
+}
+
 fn check_m52<F: TestField>(program: &Path) {
     let cases = pairs::<F>(0xF52 + F::WHICH as u64);
     let got = run_pairs(program, &cases, "mont52_check");

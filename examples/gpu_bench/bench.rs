@@ -443,6 +443,33 @@ fn field_section(runs: usize) {
         1 << 23,
         runs,
     );
+    // Two integer chains per thread, paired by mont_t::mul2 (the curve additions' form), and
+    // the carry-free 29-bit-limb Fp product of cuda/mont29.cuh (14^2 + 14^2 IMAD.WIDE, counted
+    // at half the IMAD rate in its ceiling).
+    field_row::<Scalar>(
+        "Fr_pair",
+        false,
+        FieldOp::MulChainPaired,
+        imad_ceiling(8),
+        1 << 24,
+        runs,
+    );
+    field_row::<blstrs::Fp>(
+        "Fp_pair",
+        true,
+        FieldOp::MulChainPaired,
+        imad_ceiling(12),
+        1 << 23,
+        runs,
+    );
+    field_row::<blstrs::Fp>(
+        "Fp_29",
+        true,
+        FieldOp::MulChain29,
+        IMAD_PER_S / (2.0 * 2.0 * 196.0) / 1e9,
+        1 << 23,
+        runs,
+    );
 }
 
 #[cfg(not(feature = "gpu-test-kernels"))]
@@ -492,11 +519,14 @@ fn field_row<F: Field>(
     out.download_async(&mut got, &stream).unwrap();
     stream.synchronize().unwrap();
     for i in 0..check {
-        let want = a[i] * b[i].pow_vartime([MUL_CHAIN_LEN]);
+        let mut want = a[i] * b[i].pow_vartime([MUL_CHAIN_LEN]);
+        if op == FieldOp::MulChainPaired {
+            want += b[i].pow_vartime([MUL_CHAIN_LEN + 1]);
+        }
         assert!(got[i] == want, "{name}: element {i} differs from blstrs");
     }
-    // The mixed chain does both kinds of product: twice as many per element.
-    let chains = if op == FieldOp::MulChainMixed {
+    // The mixed and paired chains do two products per step: twice as many per element.
+    let chains = if matches!(op, FieldOp::MulChainMixed | FieldOp::MulChainPaired) {
         2.0
     } else {
         1.0

@@ -227,6 +227,12 @@ pub enum FieldOp {
     MulChainWarps = 11,
     /// The inverse by the binary extended Euclidean algorithm (the MSM's batch inversions).
     InverseVartime = 12,
+    /// The chain through the carry-free 29-bit-limb product of `cuda/mont29.cuh` (Fp; Fr runs
+    /// the integer chain).
+    MulChain29 = 13,
+    /// Two independent integer chains per thread through `mont_t::mul2`: `a * b^L + b^(L+1)`
+    /// (Montgomery products, `L = MUL_CHAIN_LEN`).
+    MulChainPaired = 14,
 }
 
 /// Products per element of [`FieldOp::MulChain`] (`MUL_CHAIN_LEN` in `cuda/field_test.cu`).
