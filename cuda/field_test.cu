@@ -55,17 +55,19 @@ G16_HD typename P::field mul_chain_mixed(const typename P::field& x, const typen
   }
   return r == from_m52<P>(q) ? r : P::field::zero();
 }
+template <class F>
+G16_HD F mul_chain_int(const F& x, const F& y) {
+  F r = x;
+  for (int k = 0; k < MUL_CHAIN_LEN; k++) r = r * y;
+  return r;
+}
 G16_HD fp_t mul_chain_29(const fp_t& x, const fp_t& y) {
   fp29 r = to_fp29(x, 0);
   const fp29 t = to_fp29(y, fp29::kShift);
   for (int k = 0; k < MUL_CHAIN_LEN; k++) r = mul29(r, t);
   return from_fp29(r);
 }
-G16_HD fr_t mul_chain_29(const fr_t& x, const fr_t& y) {
-  fr_t r = x;
-  for (int k = 0; k < MUL_CHAIN_LEN; k++) r = r * y;
-  return r;
-}
+G16_HD fr_t mul_chain_29(const fr_t& x, const fr_t& y) { return mul_chain_int(x, y); }
 template <class F>
 G16_HD F mul_chain_paired(const F& x, const F& y) {
   F r = x, q = y;
@@ -87,21 +89,11 @@ G16_HD F apply(int op, const F& x, const F* b, size_t i) {
     case OP_NEG: return -x;
     case OP_TO_MONT: return x.to_mont();
     case OP_FROM_MONT: return x.from_mont();
-    case OP_MUL_CHAIN: {
-      F r = x;
-      const F y = b[i];
-      for (int k = 0; k < MUL_CHAIN_LEN; k++) r = r * y;
-      return r;
-    }
+    case OP_MUL_CHAIN: return mul_chain_int(x, b[i]);
     case OP_MUL_CHAIN_F52: return mul_chain_f52(x, b[i]);
     case OP_MUL_CHAIN_MIXED: return mul_chain_mixed(x, b[i]);
-    case OP_MUL_CHAIN_WARPS: {
-      if ((i >> 5) & 1) return mul_chain_f52(x, b[i]);
-      F r = x;
-      const F y = b[i];
-      for (int k = 0; k < MUL_CHAIN_LEN; k++) r = r * y;
-      return r;
-    }
+    case OP_MUL_CHAIN_WARPS:
+      return (i >> 5) & 1 ? mul_chain_f52(x, b[i]) : mul_chain_int(x, b[i]);
     case OP_INV_VARTIME: return x.inverse_vartime();
     case OP_MUL_CHAIN_29: return mul_chain_29(x, b[i]);
     case OP_MUL_CHAIN_PAIRED: return mul_chain_paired(x, b[i]);
@@ -123,9 +115,10 @@ template <class F>
 cudaError_t launch(int op, const F* a, const F* b, F* out, size_t n, cudaStream_t s) {
   if (op < 0 || op >= OP_COUNT) return cudaErrorInvalidValue;
   if (n == 0) return cudaSuccess;
-  if (a == nullptr || out == nullptr || ((op <= OP_MUL || (op >= OP_MUL_CHAIN && op <= OP_MUL_CHAIN_WARPS) ||
-                         op >= OP_MUL_CHAIN_29) &&
-                        b == nullptr)) return cudaErrorInvalidValue;
+  // The binary ops read b.
+  const bool binary = op <= OP_MUL || (op >= OP_MUL_CHAIN && op <= OP_MUL_CHAIN_WARPS) ||
+                      op >= OP_MUL_CHAIN_29;
+  if (a == nullptr || out == nullptr || (binary && b == nullptr)) return cudaErrorInvalidValue;
   const unsigned threads = 256;
   const uint64_t want = (n + threads - 1) / threads;
   const unsigned blocks = (unsigned)(want < 4096 ? want : 4096);

@@ -436,8 +436,8 @@ fn fp64_limb_products_match_blstrs() {
     };
     let dir = tempfile::tempdir().unwrap();
     let program = build(&cxx, "mont52_check.cpp", "", dir.path(), "mont52_check");
-    check_m52::<Scalar>(&program);
-    check_m52::<Fp>(&program);
+    check_limb_products::<Scalar>(&program, "mont52_check");
+    check_limb_products::<Fp>(&program, "mont52_check");
 }
 
 /// The carry-free 29-bit-limb Fp products of `cuda/mont29.cuh` (64-bit column sums, R' =
@@ -451,12 +451,14 @@ fn radix_29_products_match_blstrs() {
     };
     let dir = tempfile::tempdir().unwrap();
     let program = build(&cxx, "mont29_check.cpp", "", dir.path(), "mont29_check");
-    check_m52::<Fp>(&program);
+    check_limb_products::<Fp>(&program, "mont29_check");
 }
 
-fn check_m52<F: TestField>(program: &Path) {
+/// The four outputs of a limb-form check program (`mont52_check`, `mont29_check`) against
+/// blstrs: a's round trip, a * b, a * b^3 and (a + p) * b.
+fn check_limb_products<F: TestField>(program: &Path, what: &str) {
     let cases = pairs::<F>(0xF52 + F::WHICH as u64);
-    let got = run_pairs(program, &cases, "mont52_check");
+    let got = run_pairs(program, &cases, what);
     assert_eq!(got.len(), cases.len() * 4, "output count");
     let r_inv = F::r().invert().unwrap();
     let mut bad = Vec::new();
@@ -471,7 +473,7 @@ fn check_m52<F: TestField>(program: &Path) {
     }
     assert!(
         bad.is_empty(),
-        "field {}: {} wrong results, first: {:?}",
+        "{what}, field {}: {} wrong results, first: {:?}",
         F::WHICH,
         bad.len(),
         &bad[..bad.len().min(5)]
