@@ -50,7 +50,7 @@ struct xyzz_t {
     const F m = twice(x2) + x2;
     xyzz_t r;
     r.X = square(m) - twice(s);
-    r.Y = m * (s - r.X) - w * y;
+    r.Y = F::mul_add2(m, s - r.X, w, -y);
     r.ZZ = v;
     r.ZZZ = w;
     return r;
@@ -66,7 +66,7 @@ struct xyzz_t {
     const F x2 = square(X);
     const F m = twice(x2) + x2;
     X = square(m) - twice(s);
-    Y = m * (s - X) - w * Y;
+    Y = F::mul_add2(m, s - X, w, -Y);
     ZZ = ZZ * v;
     ZZZ = ZZZ * w;
   }
@@ -82,12 +82,10 @@ struct xyzz_t {
 #endif
   }
 
-  // this += (x, y) for an affine point that is not the identity (madd-2008-s). The formulas'
-  // independent products go in pairs through F::mul2 (rows interleaved, four carry chains in
-  // flight): the MSM's slices run at ~12 warps per SM, where one product at a time leaves part
-  // of the IMAD pipe idle between dependent instructions (Nsight Compute: ~4 cycles of
-  // fixed-latency stall per instruction). H200, G1 MSM: 2^24 136.9 ms against 139.8, 2^26
-  // 468.6 against 482.1.
+  // this += (x, y) for an affine point that is not the identity (madd-2008-s). The MSM's slice
+  // kernel spends 85% of its cycles on the IMAD pipe (Nsight Compute, H200), nearly all of it
+  // in these products: Y3's two products share one reduction (F::mul_add2), and the
+  // independent ones go in pairs through F::mul2 (rows interleaved, for the latency).
   G16_HD void add_affine_nonzero(const F& x, const F& y) {
     if (is_inf()) {
       X = x; Y = y; ZZ = F::one(); ZZZ = F::one();
@@ -107,11 +105,9 @@ struct xyzz_t {
     F ppp, q;
     F::mul2(p, pp, X, pp, ppp, q);
     const F x3 = rr - (ppp + twice(q));
-    F zz, ypp;
-    F::mul2(ZZ, pp, Y, ppp, zz, ypp);
-    F rq, zzz;
-    F::mul2(r, q - x3, ZZZ, ppp, rq, zzz);
-    Y = rq - ypp;
+    F zz, zzz;
+    F::mul2(ZZ, pp, ZZZ, ppp, zz, zzz);
+    Y = F::mul_add2(r, q - x3, Y, -ppp);  // R (Q - X3) - Y1 PPP, one reduction
     X = x3;
     ZZ = zz;
     ZZZ = zzz;
@@ -145,9 +141,7 @@ struct xyzz_t {
     F::mul2(p, pp, u1, pp, ppp, qq);
     F::mul2(ZZ, q.ZZ, ZZZ, q.ZZZ, zz, zzz);
     const F x3 = rr - (ppp + twice(qq));
-    F rq, sp;
-    F::mul2(r, qq - x3, s1, ppp, rq, sp);
-    Y = rq - sp;
+    Y = F::mul_add2(r, qq - x3, s1, -ppp);
     X = x3;
     F::mul2(zz, pp, zzz, ppp, ZZ, ZZZ);
   }

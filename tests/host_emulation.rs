@@ -132,7 +132,7 @@ impl TestField for Fp {
 
 /// What the check program prints per pair: `a + b, a - b, a*b/R, a*a/R, -a, a*R, a/R,
 /// (a/R)^-1 * R, (a/R)^12345 * R` (the last three read `a` as a Montgomery form).
-const OPS: [&str; 12] = [
+const OPS: [&str; 14] = [
     "a+b",
     "a-b",
     "a*b",
@@ -145,9 +145,11 @@ const OPS: [&str; 12] = [
     "inverse_vartime",
     "mul2: a*b",
     "mul2: b*(a+b)",
+    "mul_add2: a*b + (a+b)*b",
+    "mul_add2: a*a - b*b",
 ];
 
-fn expected<F: TestField>(a: F, b: F) -> [F; 12] {
+fn expected<F: TestField>(a: F, b: F) -> [F; 14] {
     let r = F::r();
     let r_inv = r.invert().unwrap();
     let am = a * r_inv; // the element whose Montgomery form is a
@@ -164,6 +166,8 @@ fn expected<F: TestField>(a: F, b: F) -> [F; 12] {
         am.invert().unwrap_or(F::ZERO) * r,
         a * b * r_inv,
         b * (a + b) * r_inv,
+        (a * b + (a + b) * b) * r_inv,
+        (a * a - b * b) * r_inv,
     ]
 }
 
