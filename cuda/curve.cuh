@@ -71,15 +71,15 @@ struct xyzz_t {
     ZZZ = ZZZ * w;
   }
 
-  // a^2 and b^2: a product pair, or with G16_XYZZ_SQUARES (a tuning switch, for use with
-  // G16_SQR_DEDICATED) two squarings that form each cross product once (~3/4 of the IMAD work).
+  // a^2 and b^2: two squarings where the field has a cheaper one (mont_t's even/odd squaring,
+  // fp2_t's two products), else a product pair (rows interleaved).
   static G16_HD void squares(const F& a, const F& b, F& aa, F& bb) {
-#if defined(G16_XYZZ_SQUARES)
-    aa = a.sqr();
-    bb = b.sqr();
-#else
-    F::mul2(a, a, b, b, aa, bb);
-#endif
+    if constexpr (F::kCheapSquare) {
+      aa = a.sqr();
+      bb = b.sqr();
+    } else {
+      F::mul2(a, a, b, b, aa, bb);
+    }
   }
 
   // this += (x, y) for an affine point that is not the identity (madd-2008-s). The MSM's slice

@@ -62,6 +62,8 @@ __device__ __forceinline__ uint32_t madc_hi_cc(uint32_t a, uint32_t b, uint32_t 
 __device__ __forceinline__ uint32_t madc_hi(uint32_t a, uint32_t b, uint32_t c) {
   uint32_t r; asm volatile("madc.hi.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c)); return r; }
 __device__ __forceinline__ uint32_t mul_hi(uint32_t a, uint32_t b) { return __umulhi(a, b); }
+// (hi:lo) << 1, high word.
+__device__ __forceinline__ uint32_t shl1_funnel(uint32_t lo, uint32_t hi) { return __funnelshift_l(lo, hi, 1); }
 }  // namespace ptx
 #elif defined(G16_EMULATE_PTX)
 // Host model of the same instructions (carry flag in a global), so that the device code path
@@ -80,6 +82,7 @@ inline uint32_t mad_hi_cc(uint32_t a, uint32_t b, uint32_t c) { return add_cc((u
 inline uint32_t madc_hi_cc(uint32_t a, uint32_t b, uint32_t c) { return addc_cc((uint32_t)(((uint64_t)a * b) >> 32), c); }
 inline uint32_t madc_hi(uint32_t a, uint32_t b, uint32_t c) { return addc((uint32_t)(((uint64_t)a * b) >> 32), c); }
 inline uint32_t mul_hi(uint32_t a, uint32_t b) { return (uint32_t)(((uint64_t)a * b) >> 32); }
+inline uint32_t shl1_funnel(uint32_t lo, uint32_t hi) { return (hi << 1) | (lo >> 31); }
 }  // namespace ptx
 #endif
 
@@ -408,6 +411,117 @@ G16_UNROLL
     ab = mul_finish(x, y);
     cd = mul_finish(u, w);
   }
+  // T = T / 2^32 + m p, with m making the new limb 0 vanish: a reduction row of mul_row
+  // without the product, for sqr's reduction of the square's low half. (e, o) are the previous
+  // row's (o, e), as in product_row, whose shift this repeats.
+  static G16_HD void shift_reduce_row(uint32_t e[N], uint32_t o[N]) {
+    e[0] = ptx::add_cc(e[0], o[1]);  // its carry (weight 1) starts the odd chain
+    const uint32_t m = e[0] * P::M0;
+G16_UNROLL
+    for (int j = 0; j < N - 2; j += 2) {
+      o[j] = mloc_cc(m, P::mod(j + 1), o[j + 2]);
+      o[j + 1] = mhic_cc(m, P::mod(j + 1), o[j + 3]);
+    }
+    o[N - 2] = mloc_cc(m, P::mod(N - 1), 0);
+    o[N - 1] = mhic(m, P::mod(N - 1), 0);
+    e[0] = mlo_cc(m, P::mod(0), e[0]);
+    e[1] = mhic_cc(m, P::mod(0), e[1]);
+G16_UNROLL
+    for (int j = 2; j < N; j += 2) {
+      e[j] = mloc_cc(m, P::mod(j), e[j]);
+      e[j + 1] = mhic_cc(m, P::mod(j), e[j + 1]);
+    }
+    o[N - 1] = ptx::addc(o[N - 1], 0);
+  }
+#if !defined(G16_SQR_PRODUCT)
+  // a^2 / R mod p with each cross product a_i a_j (i < j) formed once: ~3/4 of a product's
+  // IMAD work (the MSM's curve additions square twice each, and their kernels are bound by the
+  // IMAD pipe). The square S = 2 C + D in 2N limbs: C, the cross products, in two arrays by
+  // the parity of i + j, so that each row is two chains of fused 64-bit multiply-adds (as in
+  // the product); D, the diagonal a_i^2. Then the Montgomery reduction of S's low half alone,
+  // U = (S_lo + M p) / R <= p, and a^2 / R = U + S_hi (mod p) with S_hi < p^2 / R < p: one
+  // conditional subtraction.
+  G16_HD mont_t sqr() const {
+    uint32_t ev[2 * N], od[2 * N];
+G16_UNROLL
+    for (int k = 0; k < 2 * N; k++) ev[k] = od[k] = 0;
+    // Row i: a_i a_j at weight i + j, odd (j - i odd) into od, even into ev. A row's carry goes
+    // one limb above its last product, where earlier rows left at most a carry: no overflow.
+G16_UNROLL
+    for (int i = 0; i < N - 1; i++) {
+      od[2 * i + 1] = mlo_cc(v[i], v[i + 1], od[2 * i + 1]);
+      od[2 * i + 2] = mhic_cc(v[i], v[i + 1], od[2 * i + 2]);
+      int top = 2 * i + 2;
+G16_UNROLL
+      for (int j = i + 3; j < N; j += 2) {
+        od[i + j] = mloc_cc(v[i], v[j], od[i + j]);
+        od[i + j + 1] = mhic_cc(v[i], v[j], od[i + j + 1]);
+        top = i + j + 1;
+      }
+      od[top + 1] = ptx::addc(od[top + 1], 0);
+      if (i + 2 < N) {
+        ev[2 * i + 2] = mlo_cc(v[i], v[i + 2], ev[2 * i + 2]);
+        ev[2 * i + 3] = mhic_cc(v[i], v[i + 2], ev[2 * i + 3]);
+        top = 2 * i + 3;
+G16_UNROLL
+        for (int j = i + 4; j < N; j += 2) {
+          ev[i + j] = mloc_cc(v[i], v[j], ev[i + j]);
+          ev[i + j + 1] = mhic_cc(v[i], v[j], ev[i + j + 1]);
+          top = i + j + 1;
+        }
+        ev[top + 1] = ptx::addc(ev[top + 1], 0);
+      }
+    }
+    // C = ev + od (below 2^(64N - 1)), doubled by a funnel shift, plus the diagonal.
+    uint32_t c[2 * N];
+    c[0] = 0;
+    c[1] = od[1];
+    c[2] = ptx::add_cc(ev[2], od[2]);
+G16_UNROLL
+    for (int k = 3; k < 2 * N - 1; k++) c[k] = ptx::addc_cc(ev[k], od[k]);
+    c[2 * N - 1] = ptx::addc(ev[2 * N - 1], od[2 * N - 1]);
+    uint32_t t[2 * N];
+    t[0] = 0;
+G16_UNROLL
+    for (int k = 1; k < 2 * N; k++) t[k] = ptx::shl1_funnel(c[k - 1], c[k]);
+    t[0] = mlo_cc(v[0], v[0], t[0]);
+    t[1] = mhic_cc(v[0], v[0], t[1]);
+G16_UNROLL
+    for (int i = 1; i < N - 1; i++) {
+      t[2 * i] = mloc_cc(v[i], v[i], t[2 * i]);
+      t[2 * i + 1] = mhic_cc(v[i], v[i], t[2 * i + 1]);
+    }
+    t[2 * N - 2] = mloc_cc(v[N - 1], v[N - 1], t[2 * N - 2]);
+    t[2 * N - 1] = mhic(v[N - 1], v[N - 1], t[2 * N - 1]);
+    // Reduce the low half: row 0 on (x = S_lo, y = 0), then shifted rows alternating.
+    uint32_t x[N], y[N];
+G16_UNROLL
+    for (int j = 0; j < N; j++) {
+      x[j] = t[j];
+      y[j] = 0;
+    }
+    reduce_row(x, y);
+G16_UNROLL
+    for (int i = 1; i < N; i += 2) {
+      shift_reduce_row(y, x);
+      if (i + 1 < N) shift_reduce_row(x, y);
+    }
+    // T = y + 2^32 x (y[0] = 0): U = x + y / 2^32, plus S_hi.
+    mont_t r;
+    r.v[0] = ptx::add_cc(x[0], y[1]);
+G16_UNROLL
+    for (int j = 1; j < N - 1; j++) r.v[j] = ptx::addc_cc(x[j], y[j + 1]);
+    r.v[N - 1] = ptx::addc(x[N - 1], 0);
+    r.v[0] = ptx::add_cc(r.v[0], t[N]);
+G16_UNROLL
+    for (int j = 1; j < N - 1; j++) r.v[j] = ptx::addc_cc(r.v[j], t[N + j]);
+    r.v[N - 1] = ptx::addc(r.v[N - 1], t[2 * N - 1]);
+    reduce_once(r.v);
+    return r;
+  }
+  // The curve formulas square on their own rather than as a product pair.
+  static constexpr bool kCheapSquare = true;
+#endif
   // (a b + c d) / R mod p with one reduction per row for both products: each row adds a b_i
   // and c d_i before m p, so a sum of two products costs three row halves' multiply-adds
   // instead of four (the curve formulas' Y3 = R (Q - X3) - Y1 PPP, with -PPP as d). The MSM's
@@ -510,7 +624,10 @@ G16_UNROLL
   G16_HD mont_t& operator-=(const mont_t& b) { return *this = *this - b; }
   G16_HD mont_t& operator*=(const mont_t& b) { return *this = *this * b; }
 
-#if defined(G16_CARRY_CHAINS) && defined(G16_SQR_DEDICATED)
+#if defined(G16_CARRY_CHAINS) && defined(G16_MUL_EVEN_ODD) && !defined(G16_SQR_PRODUCT)
+  // (the even/odd squaring is above, beside the even/odd product)
+#elif defined(G16_CARRY_CHAINS) && defined(G16_SQR_DEDICATED)
+  static constexpr bool kCheapSquare = false;
   // a^2 / R mod p with each cross product a_i a_j (i < j) formed once: the full square S =
   // 2 * sum_{i<j} a_i a_j W^(i+j) + sum_i a_i^2 W^(2i) (W = 2^32) in 2N limbs, then the
   // Montgomery reduction of its low half alone: U = (S_lo + M p) / R with M making the sum a
@@ -576,8 +693,10 @@ G16_UNROLL
     return r;
   }
 #else
-  // The general product (G16_SQR_DEDICATED forms each cross product once).
+  // The general product (the even/odd build and G16_SQR_DEDICATED form each cross product
+  // once; G16_SQR_PRODUCT, a tuning switch, takes the product there too).
   G16_HD mont_t sqr() const { return *this * *this; }
+  static constexpr bool kCheapSquare = false;
 #endif
 
   // Canonical integer -> Montgomery form: a * R^2 / R.

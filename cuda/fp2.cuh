@@ -38,6 +38,7 @@ struct fp2_t {
     const fp_t t2 = fp2_base_mul(a.c0 + a.c1, b.c0 + b.c1);
     return fp2_t{t0 - t1, t2 - t0 - t1};
   }
+  static constexpr bool kCheapSquare = true;
   // (c0 + c1 u)^2 = (c0 + c1)(c0 - c1) + 2 c0 c1 u: two products.
   G16_HD fp2_t sqr() const {
     const fp_t t = fp2_base_mul(c0, c1);
