@@ -4,7 +4,7 @@
 # xz-compressed with a dictionary larger than one binary (every binary carries the same
 # GPU code, ~16 MB for the default architectures and compressed by nvcc, so only the
 # first copy costs space; the device tool carries 64 MiB), with
-# scripts/gpu-run.sh (and gpu-unpack.sh, gpu-sanitize.sh, gpu-ab.sh, gpu-session.sh, gpu-ncu.sh) into PACK_DIR (default gpu-pack/, git-ignored). The folder is what travels
+# scripts/gpu-run.sh (and gpu-unpack.sh, gpu-sanitize.sh, gpu-ab.sh, gpu-session.sh, gpu-ncu.sh, gpu-pipes.sh) into PACK_DIR (default gpu-pack/, git-ignored). The folder is what travels
 # to the GPU machine, which has the driver but no Rust: pass it in the device tool's `carry` and
 # run `bash gpu-pack/gpu-run.sh gpu-pack $OUT` there (it unpacks the binaries itself).
 #
@@ -51,6 +51,6 @@ done
 strip "$stage"/tests/* "$stage"/examples/*
 ls -l "$stage/tests" "$stage/examples"
 tar -C "$stage" -cf - tests examples | xz -T1 --lzma2=preset=6,dict=256MiB >"$pack/bin.tar.xz"
-cp scripts/gpu-run.sh scripts/gpu-unpack.sh scripts/gpu-sanitize.sh scripts/gpu-ab.sh scripts/side-by-side.py \
+cp scripts/gpu-run.sh scripts/gpu-unpack.sh scripts/gpu-sanitize.sh scripts/gpu-ab.sh scripts/gpu-pipes.sh scripts/side-by-side.py \
     scripts/gpu-session.sh scripts/gpu-ncu.sh "$pack/"
 du -sh "$pack"
