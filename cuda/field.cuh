@@ -258,6 +258,48 @@ G16_UNROLL
   static G16_HD uint32_t mhic_cc(uint32_t x, uint32_t y, uint32_t z) { return ptx::madc_hi_cc(x, y, z); }
   static G16_HD uint32_t mhic(uint32_t x, uint32_t y, uint32_t z) { return ptx::madc_hi(x, y, z); }
 #endif
+  // Both words of x y added to (zh:zl), low word first, as one multiply-add pair: (rl, rh).
+  // pmad starts a carry chain, pmadc continues one, pmadc_end ends one. On the device the two
+  // instructions go in one asm statement: ptxas then emits one IMAD.WIDE.U32.X (4 cycles of
+  // the IMAD pipe), where from two statements it often emits IMAD.X + IMAD.HI.X (6 cycles) or
+  // a product and separate additions (the NTT's Fr products: half their pairs).
+  // G16_MAD_SPLIT (a tuning switch) keeps two statements.
+#if defined(__CUDA_ARCH__) && !defined(G16_MUL_WIDE) && !defined(G16_MAD_SPLIT)
+  static __device__ __forceinline__ void pmad(uint32_t x, uint32_t y, uint32_t zl, uint32_t zh,
+                                              uint32_t& rl, uint32_t& rh) {
+    asm volatile("mad.lo.cc.u32 %0, %2, %3, %4;\n\tmadc.hi.cc.u32 %1, %2, %3, %5;"
+                 : "=&r"(rl), "=r"(rh) : "r"(x), "r"(y), "r"(zl), "r"(zh));
+  }
+  static __device__ __forceinline__ void pmadc(uint32_t x, uint32_t y, uint32_t zl, uint32_t zh,
+                                               uint32_t& rl, uint32_t& rh) {
+    asm volatile("madc.lo.cc.u32 %0, %2, %3, %4;\n\tmadc.hi.cc.u32 %1, %2, %3, %5;"
+                 : "=&r"(rl), "=r"(rh) : "r"(x), "r"(y), "r"(zl), "r"(zh));
+  }
+  static __device__ __forceinline__ void pmadc_end(uint32_t x, uint32_t y, uint32_t zl,
+                                                   uint32_t zh, uint32_t& rl, uint32_t& rh) {
+    asm volatile("madc.lo.cc.u32 %0, %2, %3, %4;\n\tmadc.hi.u32 %1, %2, %3, %5;"
+                 : "=&r"(rl), "=r"(rh) : "r"(x), "r"(y), "r"(zl), "r"(zh));
+  }
+#else
+  static G16_HD void pmad(uint32_t x, uint32_t y, uint32_t zl, uint32_t zh, uint32_t& rl,
+                          uint32_t& rh) {
+    const uint32_t l = mlo_cc(x, y, zl);
+    rh = mhic_cc(x, y, zh);
+    rl = l;
+  }
+  static G16_HD void pmadc(uint32_t x, uint32_t y, uint32_t zl, uint32_t zh, uint32_t& rl,
+                           uint32_t& rh) {
+    const uint32_t l = mloc_cc(x, y, zl);
+    rh = mhic_cc(x, y, zh);
+    rl = l;
+  }
+  static G16_HD void pmadc_end(uint32_t x, uint32_t y, uint32_t zl, uint32_t zh, uint32_t& rl,
+                               uint32_t& rh) {
+    const uint32_t l = mloc_cc(x, y, zl);
+    rh = mhic(x, y, zh);
+    rl = l;
+  }
+#endif
 
   static G16_HD void mul_row(uint32_t e[N], uint32_t o[N], const mont_t& a, uint32_t bi,
                              bool first) {
@@ -281,38 +323,29 @@ G16_UNROLL
       e[0] = ptx::add_cc(e[0], o[1]);
 G16_UNROLL
       for (int j = 0; j < N - 2; j += 2) {
-        o[j] = mloc_cc(a.v[j + 1], bi, o[j + 2]);
-        o[j + 1] = mhic_cc(a.v[j + 1], bi, o[j + 3]);
+        pmadc(a.v[j + 1], bi, o[j + 2], o[j + 3], o[j], o[j + 1]);
       }
-      o[N - 2] = mloc_cc(a.v[N - 1], bi, 0);
-      o[N - 1] = mhic(a.v[N - 1], bi, 0);
-      e[0] = mlo_cc(a.v[0], bi, e[0]);
-      e[1] = mhic_cc(a.v[0], bi, e[1]);
+      pmadc_end(a.v[N - 1], bi, 0, 0, o[N - 2], o[N - 1]);
+      pmad(a.v[0], bi, e[0], e[1], e[0], e[1]);
 G16_UNROLL
       for (int j = 2; j < N; j += 2) {
-        e[j] = mloc_cc(a.v[j], bi, e[j]);
-        e[j + 1] = mhic_cc(a.v[j], bi, e[j + 1]);
+        pmadc(a.v[j], bi, e[j], e[j + 1], e[j], e[j + 1]);
       }
       o[N - 1] = ptx::addc(o[N - 1], 0);  // the even chain's carry, weight N
     }
   }
   // T += c * di, no shift (the second product of mul_add2's rows).
   static G16_HD void accumulate_row(uint32_t e[N], uint32_t o[N], const mont_t& c, uint32_t di) {
-    o[0] = mlo_cc(c.v[1], di, o[0]);
-    o[1] = mhic_cc(c.v[1], di, o[1]);
+    pmad(c.v[1], di, o[0], o[1], o[0], o[1]);
 G16_UNROLL
     for (int j = 2; j < N - 2; j += 2) {
-      o[j] = mloc_cc(c.v[j + 1], di, o[j]);
-      o[j + 1] = mhic_cc(c.v[j + 1], di, o[j + 1]);
+      pmadc(c.v[j + 1], di, o[j], o[j + 1], o[j], o[j + 1]);
     }
-    o[N - 2] = mloc_cc(c.v[N - 1], di, o[N - 2]);
-    o[N - 1] = mhic(c.v[N - 1], di, o[N - 1]);  // T < 2^(32 (N + 1)): no carry beyond
-    e[0] = mlo_cc(c.v[0], di, e[0]);
-    e[1] = mhic_cc(c.v[0], di, e[1]);
+    pmadc_end(c.v[N - 1], di, o[N - 2], o[N - 1], o[N - 2], o[N - 1]);  // T < 2^(32 (N + 1)): no carry beyond
+    pmad(c.v[0], di, e[0], e[1], e[0], e[1]);
 G16_UNROLL
     for (int j = 2; j < N; j += 2) {
-      e[j] = mloc_cc(c.v[j], di, e[j]);
-      e[j + 1] = mhic_cc(c.v[j], di, e[j + 1]);
+      pmadc(c.v[j], di, e[j], e[j + 1], e[j], e[j + 1]);
     }
     o[N - 1] = ptx::addc(o[N - 1], 0);  // the even chain's carry, weight N
   }
@@ -329,33 +362,27 @@ G16_UNROLL
       o[1] = ptx::addc_cc(o[1], m_hi);
 G16_UNROLL
       for (int j = 2; j < N; j += 2) {
-        o[j] = mloc_cc(m, P::mod(j + 1), o[j]);
-        o[j + 1] = mhic_cc(m, P::mod(j + 1), o[j + 1]);
+        pmadc(m, P::mod(j + 1), o[j], o[j + 1], o[j], o[j + 1]);
       }
       e[0] = ptx::add_cc(e[0], m);  // 0, with a carry unless e0 was 0
       e[1] = ptx::addc_cc(e[1], 0);
 G16_UNROLL
       for (int j = 2; j < N; j += 2) {
-        e[j] = mloc_cc(m, P::mod(j), e[j]);
-        e[j + 1] = mhic_cc(m, P::mod(j), e[j + 1]);
+        pmadc(m, P::mod(j), e[j], e[j + 1], e[j], e[j + 1]);
       }
       o[N - 1] = ptx::addc(o[N - 1], 0);
       return;
     }
     const uint32_t m = e[0] * P::M0;
-    o[0] = mlo_cc(m, P::mod(1), o[0]);
-    o[1] = mhic_cc(m, P::mod(1), o[1]);
+    pmad(m, P::mod(1), o[0], o[1], o[0], o[1]);
 G16_UNROLL
     for (int j = 2; j < N; j += 2) {
-      o[j] = mloc_cc(m, P::mod(j + 1), o[j]);
-      o[j + 1] = mhic_cc(m, P::mod(j + 1), o[j + 1]);
+      pmadc(m, P::mod(j + 1), o[j], o[j + 1], o[j], o[j + 1]);
     }
-    e[0] = mlo_cc(m, P::mod(0), e[0]);
-    e[1] = mhic_cc(m, P::mod(0), e[1]);
+    pmad(m, P::mod(0), e[0], e[1], e[0], e[1]);
 G16_UNROLL
     for (int j = 2; j < N; j += 2) {
-      e[j] = mloc_cc(m, P::mod(j), e[j]);
-      e[j + 1] = mhic_cc(m, P::mod(j), e[j + 1]);
+      pmadc(m, P::mod(j), e[j], e[j + 1], e[j], e[j + 1]);
     }
     o[N - 1] = ptx::addc(o[N - 1], 0);
   }
@@ -419,17 +446,13 @@ G16_UNROLL
     const uint32_t m = e[0] * P::M0;
 G16_UNROLL
     for (int j = 0; j < N - 2; j += 2) {
-      o[j] = mloc_cc(m, P::mod(j + 1), o[j + 2]);
-      o[j + 1] = mhic_cc(m, P::mod(j + 1), o[j + 3]);
+      pmadc(m, P::mod(j + 1), o[j + 2], o[j + 3], o[j], o[j + 1]);
     }
-    o[N - 2] = mloc_cc(m, P::mod(N - 1), 0);
-    o[N - 1] = mhic(m, P::mod(N - 1), 0);
-    e[0] = mlo_cc(m, P::mod(0), e[0]);
-    e[1] = mhic_cc(m, P::mod(0), e[1]);
+    pmadc_end(m, P::mod(N - 1), 0, 0, o[N - 2], o[N - 1]);
+    pmad(m, P::mod(0), e[0], e[1], e[0], e[1]);
 G16_UNROLL
     for (int j = 2; j < N; j += 2) {
-      e[j] = mloc_cc(m, P::mod(j), e[j]);
-      e[j + 1] = mhic_cc(m, P::mod(j), e[j + 1]);
+      pmadc(m, P::mod(j), e[j], e[j + 1], e[j], e[j + 1]);
     }
     o[N - 1] = ptx::addc(o[N - 1], 0);
   }
@@ -449,24 +472,20 @@ G16_UNROLL
     // one limb above its last product, where earlier rows left at most a carry: no overflow.
 G16_UNROLL
     for (int i = 0; i < N - 1; i++) {
-      od[2 * i + 1] = mlo_cc(v[i], v[i + 1], od[2 * i + 1]);
-      od[2 * i + 2] = mhic_cc(v[i], v[i + 1], od[2 * i + 2]);
+      pmad(v[i], v[i + 1], od[2 * i + 1], od[2 * i + 2], od[2 * i + 1], od[2 * i + 2]);
       int top = 2 * i + 2;
 G16_UNROLL
       for (int j = i + 3; j < N; j += 2) {
-        od[i + j] = mloc_cc(v[i], v[j], od[i + j]);
-        od[i + j + 1] = mhic_cc(v[i], v[j], od[i + j + 1]);
+        pmadc(v[i], v[j], od[i + j], od[i + j + 1], od[i + j], od[i + j + 1]);
         top = i + j + 1;
       }
       od[top + 1] = ptx::addc(od[top + 1], 0);
       if (i + 2 < N) {
-        ev[2 * i + 2] = mlo_cc(v[i], v[i + 2], ev[2 * i + 2]);
-        ev[2 * i + 3] = mhic_cc(v[i], v[i + 2], ev[2 * i + 3]);
+        pmad(v[i], v[i + 2], ev[2 * i + 2], ev[2 * i + 3], ev[2 * i + 2], ev[2 * i + 3]);
         top = 2 * i + 3;
 G16_UNROLL
         for (int j = i + 4; j < N; j += 2) {
-          ev[i + j] = mloc_cc(v[i], v[j], ev[i + j]);
-          ev[i + j + 1] = mhic_cc(v[i], v[j], ev[i + j + 1]);
+          pmadc(v[i], v[j], ev[i + j], ev[i + j + 1], ev[i + j], ev[i + j + 1]);
           top = i + j + 1;
         }
         ev[top + 1] = ptx::addc(ev[top + 1], 0);
@@ -484,15 +503,12 @@ G16_UNROLL
     t[0] = 0;
 G16_UNROLL
     for (int k = 1; k < 2 * N; k++) t[k] = ptx::shl1_funnel(c[k - 1], c[k]);
-    t[0] = mlo_cc(v[0], v[0], t[0]);
-    t[1] = mhic_cc(v[0], v[0], t[1]);
+    pmad(v[0], v[0], t[0], t[1], t[0], t[1]);
 G16_UNROLL
     for (int i = 1; i < N - 1; i++) {
-      t[2 * i] = mloc_cc(v[i], v[i], t[2 * i]);
-      t[2 * i + 1] = mhic_cc(v[i], v[i], t[2 * i + 1]);
+      pmadc(v[i], v[i], t[2 * i], t[2 * i + 1], t[2 * i], t[2 * i + 1]);
     }
-    t[2 * N - 2] = mloc_cc(v[N - 1], v[N - 1], t[2 * N - 2]);
-    t[2 * N - 1] = mhic(v[N - 1], v[N - 1], t[2 * N - 1]);
+    pmadc_end(v[N - 1], v[N - 1], t[2 * N - 2], t[2 * N - 1], t[2 * N - 2], t[2 * N - 1]);
     // Reduce the low half: row 0 on (x = S_lo, y = 0), then shifted rows alternating.
     uint32_t x[N], y[N];
 G16_UNROLL
