@@ -341,7 +341,8 @@ G16_UNROLL
     for (int j = 2; j < N - 2; j += 2) {
       pmadc(c.v[j + 1], di, o[j], o[j + 1], o[j], o[j + 1]);
     }
-    pmadc_end(c.v[N - 1], di, o[N - 2], o[N - 1], o[N - 2], o[N - 1]);  // T < 2^(32 (N + 1)): no carry beyond
+    // T < 2^(32 (N + 1)): no carry beyond weight N.
+    pmadc_end(c.v[N - 1], di, o[N - 2], o[N - 1], o[N - 2], o[N - 1]);
     pmad(c.v[0], di, e[0], e[1], e[0], e[1]);
 G16_UNROLL
     for (int j = 2; j < N; j += 2) {
@@ -548,18 +549,21 @@ G16_UNROLL
   static G16_HD mont_t mul_add2(const mont_t& a, const mont_t& b, const mont_t& c,
                                 const mont_t& d) {
     // 3p must fit N limbs: Fp's top limb is below 2^29, Fr's (above 2^32 / 3) is not.
-    if constexpr (P::mod(N - 1) >= 0x55555555u) return a * b + c * d;
-    uint32_t x[N], y[N];
+    if constexpr (P::mod(N - 1) >= 0x55555555u) {
+      return a * b + c * d;
+    } else {
+      uint32_t x[N], y[N];
 G16_UNROLL
-    for (int i = 0; i < N; i += 2) {
-      product_row(x, y, a, b.v[i], i == 0);
-      accumulate_row(x, y, c, d.v[i]);
-      reduce_row(x, y);
-      product_row(y, x, a, b.v[i + 1], false);
-      accumulate_row(y, x, c, d.v[i + 1]);
-      reduce_row(y, x);
+      for (int i = 0; i < N; i += 2) {
+        product_row(x, y, a, b.v[i], i == 0);
+        accumulate_row(x, y, c, d.v[i]);
+        reduce_row(x, y);
+        product_row(y, x, a, b.v[i + 1], false);
+        accumulate_row(y, x, c, d.v[i + 1]);
+        reduce_row(y, x);
+      }
+      return mul_finish(x, y);
     }
-    return mul_finish(x, y);
   }
 #else
   // Montgomery product a * b / R mod p (CIOS). Per outer step the low and the high halves of
