@@ -17,7 +17,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 /// The multiplication variants of `field.cuh` (compiler flags).
-const VARIANTS: [(&str, &str); 7] = [
+const VARIANTS: [(&str, &str); 8] = [
     ("portable 64-bit products", ""),
     ("CIOS carry chains", "-DG16_EMULATE_PTX -DG16_MUL_CIOS"),
     (
@@ -39,6 +39,10 @@ const VARIANTS: [(&str, &str); 7] = [
     (
         "even/odd, 32x32->64 products",
         "-DG16_EMULATE_PTX -DG16_MUL_WIDE",
+    ),
+    (
+        "even/odd, one Karatsuba level",
+        "-DG16_EMULATE_PTX -DG16_KARATSUBA_LIMBS=8",
     ),
 ];
 
