@@ -605,8 +605,9 @@ G16_UNROLL
   // Whether products take one Karatsuba level: three half-size products and the reduction of
   // the whole 2N-limb product (reduce_wide), 3/4 of the product's multiply-adds for ~100 more
   // additions. Fields of at least G16_KARATSUBA_LIMBS limbs (a tuning switch; 0: none) do.
-  // sm_90 SASS: Fp's product 1,188 -> 1,078 IMAD-pipe cycles (432 -> 568 instructions); Fr's
-  // 464 -> 526 (its cheap reduction rows are only partly in reduce_wide), so Fr keeps rows.
+  // sm_90 SASS: Fp's product 1,188 -> 1,078 IMAD-pipe cycles (432 -> 568 instructions), Fr's
+  // 464 -> 468; yet on the H200 Fp products ran 0.94x as fast and the G1 MSM 1.17x slower
+  // (more instructions, additions moved onto the IMAD pipe, spills), so it is off.
   static constexpr bool kKaratsuba = G16_KARATSUBA_LIMBS > 0 && N >= G16_KARATSUBA_LIMBS;
   // r = a b (H limbs each, 2H limbs out), every limb product formed once: row i adds a_i b_j
   // at weight i + j into `ev` or `od` by the parity of i + j, so each row is two chains of
