@@ -390,6 +390,22 @@ G16_UNROLL
     }
     o[N - 1] = ptx::addc(o[N - 1], carry_sink());  // the even chain's carry, weight N
   }
+  // The even half of a reduction row: e += m p's even-limb products (e[0] becomes 0), then the
+  // chain's carry (weight N) into o[N - 1]. For Fr (kLowLimbsOneMinusOne) m p_0 = m = -e0 is an
+  // addition.
+  static G16_HD void reduce_even_half(uint32_t e[N], uint32_t o[N], uint32_t m) {
+    if constexpr (kLowLimbsOneMinusOne) {
+      e[0] = ptx::add_cc(e[0], m);  // 0, with a carry unless e0 was 0
+      e[1] = ptx::addc_cc(e[1], 0);
+    } else {
+      pmad(m, P::mod(0), e[0], e[1], e[0], e[1]);
+    }
+G16_UNROLL
+    for (int j = 2; j < N; j += 2) {
+      pmadc(m, P::mod(j), e[j], e[j + 1], e[j], e[j + 1]);
+    }
+    o[N - 1] = ptx::addc(o[N - 1], carry_sink());
+  }
   // T += m p with m making T's limb 0 (e[0]) vanish.
   static G16_HD void reduce_row(uint32_t e[N], uint32_t o[N]) {
     if constexpr (kLowLimbsOneMinusOne) {
@@ -405,13 +421,7 @@ G16_UNROLL
       for (int j = 2; j < N; j += 2) {
         pmadc(m, P::mod(j + 1), o[j], o[j + 1], o[j], o[j + 1]);
       }
-      e[0] = ptx::add_cc(e[0], m);  // 0, with a carry unless e0 was 0
-      e[1] = ptx::addc_cc(e[1], 0);
-G16_UNROLL
-      for (int j = 2; j < N; j += 2) {
-        pmadc(m, P::mod(j), e[j], e[j + 1], e[j], e[j + 1]);
-      }
-      o[N - 1] = ptx::addc(o[N - 1], carry_sink());
+      reduce_even_half(e, o, m);
       return;
     }
     const uint32_t m = reduction_multiplier(e[0]);
@@ -420,12 +430,7 @@ G16_UNROLL
     for (int j = 2; j < N; j += 2) {
       pmadc(m, P::mod(j + 1), o[j], o[j + 1], o[j], o[j + 1]);
     }
-    pmad(m, P::mod(0), e[0], e[1], e[0], e[1]);
-G16_UNROLL
-    for (int j = 2; j < N; j += 2) {
-      pmadc(m, P::mod(j), e[j], e[j + 1], e[j], e[j + 1]);
-    }
-    o[N - 1] = ptx::addc(o[N - 1], carry_sink());
+    reduce_even_half(e, o, m);
   }
 
   // G16_MUL_OUTLINED=N0 (a tuning switch): products of fields with at least N0 limbs run as
@@ -507,13 +512,7 @@ G16_UNROLL
         pmadc(m, P::mod(j + 1), o[j + 2], o[j + 3], o[j], o[j + 1]);
       }
       pmadc_end(m, P::mod(N - 1), 0, 0, o[N - 2], o[N - 1]);
-      e[0] = ptx::add_cc(e[0], m);  // 0, with a carry unless e0 was 0
-      e[1] = ptx::addc_cc(e[1], 0);
-G16_UNROLL
-      for (int j = 2; j < N; j += 2) {
-        pmadc(m, P::mod(j), e[j], e[j + 1], e[j], e[j + 1]);
-      }
-      o[N - 1] = ptx::addc(o[N - 1], carry_sink());
+      reduce_even_half(e, o, m);
       return;
     }
     const uint32_t m = reduction_multiplier(e[0]);
@@ -522,12 +521,7 @@ G16_UNROLL
       pmadc(m, P::mod(j + 1), o[j + 2], o[j + 3], o[j], o[j + 1]);
     }
     pmadc_end(m, P::mod(N - 1), 0, 0, o[N - 2], o[N - 1]);
-    pmad(m, P::mod(0), e[0], e[1], e[0], e[1]);
-G16_UNROLL
-    for (int j = 2; j < N; j += 2) {
-      pmadc(m, P::mod(j), e[j], e[j + 1], e[j], e[j + 1]);
-    }
-    o[N - 1] = ptx::addc(o[N - 1], carry_sink());
+    reduce_even_half(e, o, m);
   }
 #if !defined(G16_SQR_PRODUCT)
   // a^2 / R mod p with each cross product a_i a_j (i < j) formed once: ~3/4 of a product's
