@@ -35,12 +35,8 @@ for flags in "$@"; do
     # shellcheck disable=SC2086
     nvcc -std=c++17 -O3 -arch=sm_90 -cubin -Icuda $flags -o "$work/probe.cubin" "$work/probe.cu"
     cuobjdump -sass "$work/probe.cubin" >"$work/probe.sass"
-    for fn in fr_mul fp_mul; do
-        awk "/Function : .*$fn/{p=1;next} /Function :/{p=0} p" "$work/probe.sass" >"$work/$fn.s"
-        c() { grep -cE "$1" "$work/$fn.s" || true; }
-        printf '%s: %d instructions, IMAD %d (of them IMAD.HI %d, IMAD.WIDE %d), IADD3 %d\n' "$fn" \
-            "$(c '^ +/\*[0-9a-f]{4}\*/')" "$(c 'IMAD')" "$(c 'IMAD\.HI')" "$(c 'IMAD\.WIDE')" "$(c 'IADD3')"
-    done
+    # The integer products: instructions and IMAD-pipe cycles (scripts/sass-imad.py).
+    python3 scripts/sass-imad.py "$work/probe.sass" _mul | grep -v 52_mul
     # The FP64-limb products (cuda/mont52.cuh): FP64 instructions take the FP64 pipe, not IMAD's.
     for fn in fr52_mul fp52_mul; do
         awk "/Function : .*$fn/{p=1;next} /Function :/{p=0} p" "$work/probe.sass" >"$work/$fn.s"
