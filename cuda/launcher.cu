@@ -34,10 +34,20 @@ int g16_ntt_table_init(void* table, uint32_t lg_max, const void* omega_max_host,
 }
 
 int g16_ntt(void* data, uint32_t lg_n, int inverse, int bitrev_in, int bitrev_out,
-            const void* table, uint32_t lg_max, g16_stream_t stream) {
+            const void* table, uint32_t lg_max, const void* top, uint32_t top_lg,
+            g16_stream_t stream) {
   return (int)g16::ntt(static_cast<g16::fr_t*>(data), lg_n, inverse != 0, bitrev_in != 0,
                        bitrev_out != 0, static_cast<const g16::fr_t*>(table), lg_max,
-                       stream_of(stream));
+                       static_cast<const g16::fr_t*>(top), top_lg, stream_of(stream));
+}
+
+size_t g16_ntt_top_table_size(uint32_t lg_n) { return g16::ntt_top_table_size(lg_n); }
+
+int g16_ntt_top_table_init(void* top, uint32_t lg_n, const void* table, uint32_t lg_max,
+                           g16_stream_t stream) {
+  return (int)g16::ntt_top_table_init(static_cast<g16::fr_t*>(top), lg_n,
+                                      static_cast<const g16::fr_t*>(table), lg_max,
+                                      stream_of(stream));
 }
 
 size_t g16_ntt_coset_table_size(uint32_t lg_n) { return g16::ntt_coset_table_size(lg_n); }
@@ -57,10 +67,11 @@ int g16_ntt_coset_table_init(void* coset, uint32_t lg_n, const void* omega2_host
 }
 
 int g16_ntt_coset(void* data, uint32_t lg_n, int inverse, const void* table, uint32_t lg_max,
-                  const void* coset, g16_stream_t stream) {
+                  const void* coset, const void* top, uint32_t top_lg, g16_stream_t stream) {
   return (int)g16::ntt_coset(static_cast<g16::fr_t*>(data), lg_n, inverse != 0,
                              static_cast<const g16::fr_t*>(table), lg_max,
-                             static_cast<const g16::fr_t*>(coset), stream_of(stream));
+                             static_cast<const g16::fr_t*>(coset),
+                             static_cast<const g16::fr_t*>(top), top_lg, stream_of(stream));
 }
 
 int g16_scale_powers(void* data, uint32_t lg_n, const void* first_host, const void* ratio_host,

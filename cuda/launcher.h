@@ -50,8 +50,19 @@ int g16_ntt_table_init(void* table, uint32_t lg_max, const void* omega_max_host,
 // (omega^-1), WITHOUT the 1/n factor (fold it into a scaling pass).
 // bitrev_in / bitrev_out: whether the input / output is in bit-reversed order (0 = natural).
 // Natural in and out (both 0, or both 1) must also work.
+// `top` (may be NULL) is a top table for 2^top_lg (g16_ntt_top_table_init, top_lg <= lg_max):
+// any pass of this transform with that table's shape takes its twiddles from it.
 int g16_ntt(void* data, uint32_t lg_n, int inverse, int bitrev_in, int bitrev_out,
-            const void* table, uint32_t lg_max, g16_stream_t stream);
+            const void* table, uint32_t lg_max, const void* top, uint32_t top_lg,
+            g16_stream_t stream);
+
+// The top pass's own twiddle table for transforms of 2^lg_n (optional: one product per element
+// of that pass instead of two, for 2^(lg_n + 6) bytes): g16_ntt_top_table_size(lg_n) bytes (0:
+// lg_n's plan has one pass, no table), computed from g16_ntt's table for lg_max >= lg_n, which
+// must be initialised first on the same stream (or before it).
+size_t g16_ntt_top_table_size(uint32_t lg_n);
+int g16_ntt_top_table_init(void* top, uint32_t lg_n, const void* table, uint32_t lg_max,
+                           g16_stream_t stream);
 
 // The H step's coset transforms with the scaling folded into their passes, for one size 2^lg_n.
 // Their table (g16_ntt_coset_table_size(lg_n) bytes; 0: this size cannot fold, use g16_ntt and
@@ -59,12 +70,13 @@ int g16_ntt(void* data, uint32_t lg_n, int inverse, int bitrev_in, int bitrev_ou
 // inverse): omega, the primitive 2^lg_n-th root of unity and its inverse; beta and kappa.
 // g16_ntt_coset with inverse = 0: bit-reversed in, natural out, data <- NTT(kappa beta^i data_i)
 // (data_i: coefficient i); inverse = 1: natural in, bit-reversed out, coefficient i <-
-// kappa beta^i iNTT(data)_i. `table` is g16_ntt's, for lg_max >= lg_n.
+// kappa beta^i iNTT(data)_i. `table` is g16_ntt's, for lg_max >= lg_n; `top` and `top_lg` as
+// for g16_ntt.
 size_t g16_ntt_coset_table_size(uint32_t lg_n);
 int g16_ntt_coset_table_init(void* coset, uint32_t lg_n, const void* omega2_host,
                              const void* beta2_host, const void* kappa2_host, g16_stream_t stream);
 int g16_ntt_coset(void* data, uint32_t lg_n, int inverse, const void* table, uint32_t lg_max,
-                  const void* coset, g16_stream_t stream);
+                  const void* coset, const void* top, uint32_t top_lg, g16_stream_t stream);
 
 // data[i] *= first * ratio^k(i) where k(i) = i, or bitreverse_{lg_n}(i) when index_bitrev = 1
 // (for data held in bit-reversed order). first and ratio are host pointers to Montgomery Fr.

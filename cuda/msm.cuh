@@ -233,7 +233,11 @@ inline uint32_t head_rounds(size_t n, uint32_t slice) {
 }
 
 // Workspace of a batch addition over n points: one partial sum per thread, twice (ping-pong).
-constexpr uint32_t kBatchWordsPerThread = 4;
+// 8 words (512 points) per thread: on the H200 3.5% faster than 4 at 2^24 and 2^26 points.
+#ifndef G16_BATCH_WORDS_PER_THREAD
+#define G16_BATCH_WORDS_PER_THREAD 8
+#endif
+constexpr uint32_t kBatchWordsPerThread = G16_BATCH_WORDS_PER_THREAD;
 inline size_t batch_add_partials(size_t n_points) {
   const size_t words = (n_points + 63) / 64;
   return (words + kBatchWordsPerThread - 1) / kBatchWordsPerThread;
@@ -561,7 +565,11 @@ __global__ void combine_kernel(const xyzz_t<F>* windows, uint32_t count, uint32_
   st_vec(result, acc);
 }
 
-// Thread i sums the points whose bit is set in words [i * K, (i + 1) * K) of the bitmap.
+// Thread i sums the points whose bit is set in words [i * K, (i + 1) * K) of the bitmap. One
+// loop over the thread's set bits, fetching the next word only when the current one is spent,
+// so lanes reconverge once per thread rather than once per word: a word's set-bit count
+// varies between lanes, and a loop per word ran each warp at its busiest lane's count of each
+// word (H200, 46% of the bits set: 1.29x this loop's time at 2^24 points, 1.05x at 2^26).
 template <class F>
 __global__ void __launch_bounds__(128) bitmap_sum_kernel(const affine_t<F>* points, size_t n_points,
                                                          const uint64_t* bitmap, size_t threads,
@@ -569,15 +577,19 @@ __global__ void __launch_bounds__(128) bitmap_sum_kernel(const affine_t<F>* poin
   const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= threads) return;
   const size_t words = (n_points + 63) / 64;
+  const size_t end = (i + 1) * kBatchWordsPerThread < words ? (i + 1) * kBatchWordsPerThread : words;
   xyzz_t<F> acc = xyzz_t<F>::inf();
-  for (size_t w = i * kBatchWordsPerThread; w < words && w < (i + 1) * kBatchWordsPerThread; w++) {
-    uint64_t bits = bitmap[w];
-    if (w == words - 1 && (n_points & 63)) bits &= (uint64_t(1) << (n_points & 63)) - 1;
-    while (bits) {
-      const uint32_t b = __ffsll((long long)bits) - 1;
-      bits &= bits - 1;
-      acc.add_affine(ldg_vec(points + w * 64 + b));
+  size_t w = i * kBatchWordsPerThread;
+  uint64_t bits = 0;
+  for (;;) {
+    while (bits == 0 && w < end) {
+      bits = bitmap[w++];
+      if (w == words && (n_points & 63)) bits &= (uint64_t(1) << (n_points & 63)) - 1;
     }
+    if (bits == 0) break;
+    const uint32_t b = __ffsll((long long)bits) - 1;
+    bits &= bits - 1;
+    acc.add_affine(ldg_vec(points + (w - 1) * 64 + b));
   }
   st_vec(partials + i, acc);
 }

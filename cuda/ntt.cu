@@ -20,6 +20,10 @@
 //   pt[(j << K) | t] = w_M^(j bitrev_K(t)), M = 2^(lo+K): the between-pass twiddles of the
 //   plan's pass with the smallest such table (at most 2^20 entries; see kPassTableMaxLog).
 // Size: 32 * 2 * (2^(kl-1) + 2^b + 2^(lg_max-b) + |pt|) bytes (17.6 MiB for lg_max = 27).
+//
+// Optional top table for one size 2^L (top_table, built where VRAM allows: 8 GiB for L = 27):
+// [fwd | inv], entry (j << k) | t = w_{2^L}^(j bitrev_k(t)) for the plan's top pass (bits
+// [L - k, L)), so that pass's between-pass twiddles cost one product instead of two.
 #include "internal.cuh"
 #if defined(G16_NTT_F64) || defined(G16_NTT_TWIDDLE_F64)
 #include "mont52.cuh"
@@ -105,6 +109,29 @@ struct table_layout {
 #endif
 };
 
+// A pass table of its own for the top pass of one size (see the header). Any pass over bits
+// [lo, lo + k) with lo > 0, lo + k = M and k = K takes its twiddles from it: the entries depend
+// only on M and K, so a smaller transform whose middle pass has that shape uses it too.
+struct top_table {
+  const fr_t* base = nullptr;  // [fwd 2^M | inv 2^M], or null: none
+  uint32_t M = 0, K = 0;
+  top_table() = default;
+  // The shape of lg's top pass; K = 0 when lg's plan has a single pass (no table).
+  G16_HD static uint32_t top_k(uint32_t lg) {
+    if (lg < 2 || lg > 31) return 0;
+    pass_plan plan[8];
+    return make_plan(lg, false, plan) >= 2 ? plan[0].k : 0;
+  }
+  G16_HD top_table(const fr_t* t, uint32_t lg) : base(t), M(lg), K(top_k(lg)) {
+    if (K == 0) base = nullptr;
+  }
+  G16_HD uint64_t len() const { return uint64_t(1) << M; }
+  G16_HD const fr_t* for_pass(bool inv, const pass_plan& p) const {
+    if (base == nullptr || p.lo == 0 || p.lo + p.k != M || p.k != K) return nullptr;
+    return base + (inv ? len() : 0);
+  }
+};
+
 struct table_init_args {
   fr_t* table;
   table_layout lay;
@@ -179,6 +206,26 @@ G16_HD void table_entry(const table_init_args& a, uint64_t idx) {
   st_fr(a.table + idx, base.pow(x));
 }
 
+struct top_init_args {
+  fr_t* top;
+  uint32_t M, K;
+  const fr_t* table;  // the plain table for lg_max >= M, already built
+  table_layout lay;
+};
+
+// Entry idx of a top table: w_M^(j bitrev_K(t)) = w_max^e, one product of the plain table's
+// two levels (hi[e >> b] lo[e & (2^b - 1)]).
+G16_HD void top_entry(const top_init_args& a, uint64_t idx) {
+  const uint64_t len = uint64_t(1) << a.M;
+  const bool inv = idx >= len;
+  const uint64_t r = idx - (inv ? len : 0);
+  const uint64_t j = r >> a.K, t = r & ((uint64_t(1) << a.K) - 1);
+  const uint64_t e = (j * bitrev64(t, a.K)) << (a.lay.lg_max - a.M);  // < 2^lg_max
+  const fr_t* lo = a.table + a.lay.lo(inv);
+  const fr_t* hi = a.table + a.lay.hi(inv);
+  st_fr(a.top + idx, ld_fr(hi + (e >> a.lay.b)) * ld_fr(lo + (e & ((uint64_t(1) << a.lay.b) - 1))));
+}
+
 // One pass as the kernel sees it.
 struct pass_args {
   fr_t* data;
@@ -203,7 +250,7 @@ struct pass_args {
 
 // The arguments of pass p of a transform with `table` built for lg_max.
 G16_HD pass_args make_pass_args(fr_t* data, const fr_t* table, const table_layout& lay, bool inverse,
-                                const pass_plan& p) {
+                                const pass_plan& p, const top_table& top = top_table()) {
   pass_args a;
   a.data = data;
   a.lt = table + lay.lt(inverse);
@@ -221,7 +268,7 @@ G16_HD pass_args make_pass_args(fr_t* data, const fr_t* table, const table_layou
   a.kl = lay.kl;
   a.b = lay.b;
   a.tw_shift = lay.lg_max - p.lo - p.k;
-  a.tw_pass = lay.has_pass_table(p.lo, p.k) ? table + lay.pt(inverse) : nullptr;
+  a.tw_pass = lay.has_pass_table(p.lo, p.k) ? table + lay.pt(inverse) : top.for_pass(inverse, p);
   a.lt_tw = nullptr;
   return a;
 }
@@ -312,8 +359,8 @@ G16_HD void coset_entry(const coset_init_args& a, uint64_t idx) {
 // the bit-0 and top passes and its middle-pass table.
 G16_HD pass_args make_coset_pass_args(fr_t* data, const fr_t* table, const table_layout& lay,
                                       const fr_t* coset, const coset_layout& cl, bool inverse,
-                                      const pass_plan& p) {
-  pass_args a = make_pass_args(data, table, lay, inverse, p);
+                                      const pass_plan& p, const top_table& top = top_table()) {
+  pass_args a = make_pass_args(data, table, lay, inverse, p, top);
   if (p.lo == 0) {
     a.lt_tw = coset + cl.t0(inverse);
   } else if (p.lo == cl.k0) {
@@ -620,6 +667,11 @@ __global__ void table_init_kernel(const table_init_args a) {
   if (idx < a.lay.total()) table_entry(a, idx);
 }
 
+__global__ void top_table_init_kernel(const top_init_args a) {
+  const uint64_t idx = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (idx < (uint64_t(2) << a.M)) top_entry(a, idx);
+}
+
 __global__ void coset_table_init_kernel(const coset_init_args a) {
   const uint64_t idx = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (idx < a.lay.total()) coset_entry(a, idx);
@@ -696,12 +748,13 @@ cudaError_t dispatch(const pass_args& a, const pass_plan& p, bool dit, cudaStrea
 }
 
 cudaError_t run_passes(fr_t* data, uint32_t lg_n, bool inverse, bool dit, const fr_t* table,
-                       uint32_t lg_max, cudaStream_t s) {
+                       uint32_t lg_max, const top_table& top, cudaStream_t s) {
   const table_layout lay(lg_max);
   pass_plan plan[8];
   const uint32_t np = make_plan(lg_n, dit, plan);
   for (uint32_t i = 0; i < np; i++) {
-    const cudaError_t e = dispatch(make_pass_args(data, table, lay, inverse, plan[i]), plan[i], dit, s);
+    const pass_args a = make_pass_args(data, table, lay, inverse, plan[i], top);
+    const cudaError_t e = dispatch(a, plan[i], dit, s);
     if (e != cudaSuccess) return e;
   }
   return cudaSuccess;
@@ -710,13 +763,14 @@ cudaError_t run_passes(fr_t* data, uint32_t lg_n, bool inverse, bool dit, const 
 // The coset transforms: forward DIT (bit-reversed in, natural out), inverse DIF (natural in,
 // bit-reversed out), with the passes' tables taken from the coset table.
 cudaError_t run_coset_passes(fr_t* data, uint32_t lg_n, bool inverse, const fr_t* table,
-                             uint32_t lg_max, const fr_t* coset, cudaStream_t s) {
+                             uint32_t lg_max, const fr_t* coset, const top_table& top,
+                             cudaStream_t s) {
   const table_layout lay(lg_max);
   const coset_layout cl(lg_n);
   pass_plan plan[8];
   const uint32_t np = make_plan(lg_n, !inverse, plan);
   for (uint32_t i = 0; i < np; i++) {
-    const pass_args a = make_coset_pass_args(data, table, lay, coset, cl, inverse, plan[i]);
+    const pass_args a = make_coset_pass_args(data, table, lay, coset, cl, inverse, plan[i], top);
     const cudaError_t e = dispatch(a, plan[i], !inverse, s);
     if (e != cudaSuccess) return e;
   }
@@ -751,6 +805,29 @@ cudaError_t ntt_table_init(fr_t* table, uint32_t lg_max, const fr_t& omega, cons
   return cudaGetLastError();
 }
 
+size_t ntt_top_table_size(uint32_t lg_n) {
+  const ntt_detail::top_table t(nullptr, lg_n);
+  return t.K == 0 ? 0 : size_t(2 * t.len()) * sizeof(fr_t);
+}
+
+cudaError_t ntt_top_table_init(fr_t* top, uint32_t lg_n, const fr_t* table, uint32_t lg_max,
+                               cudaStream_t s) {
+  using namespace ntt_detail;
+  if (top == nullptr || table == nullptr || lg_max < 1 || lg_max > kMaxLgMax || lg_n > lg_max ||
+      ntt_top_table_size(lg_n) == 0)
+    return cudaErrorInvalidValue;
+  top_init_args a;
+  a.top = top;
+  a.M = lg_n;
+  a.K = top_table::top_k(lg_n);
+  a.table = table;
+  a.lay = table_layout(lg_max);
+  const uint64_t n = uint64_t(2) << lg_n;
+  const unsigned threads = 256;
+  top_table_init_kernel<<<(unsigned)((n + threads - 1) / threads), threads, 0, s>>>(a);
+  return cudaGetLastError();
+}
+
 size_t ntt_coset_table_size(uint32_t lg_n) {
   const ntt_detail::coset_layout cl(lg_n);
   return cl.ok ? size_t(cl.total()) * sizeof(fr_t) : 0;
@@ -776,28 +853,30 @@ cudaError_t ntt_coset_table_init(fr_t* table, uint32_t lg_n, const fr_t (&omega)
 }
 
 cudaError_t ntt_coset(fr_t* data, uint32_t lg_n, bool inverse, const fr_t* table, uint32_t lg_max,
-                      const fr_t* coset, cudaStream_t s) {
+                      const fr_t* coset, const fr_t* top, uint32_t top_lg, cudaStream_t s) {
   using namespace ntt_detail;
   if (data == nullptr || table == nullptr || coset == nullptr || lg_max < 1 || lg_max > kMaxLgMax ||
-      lg_n > lg_max || !coset_layout(lg_n).ok)
+      lg_n > lg_max || !coset_layout(lg_n).ok || (top != nullptr && top_lg > lg_max))
     return cudaErrorInvalidValue;
-  return run_coset_passes(data, lg_n, inverse, table, lg_max, coset, s);
+  return run_coset_passes(data, lg_n, inverse, table, lg_max, coset, top_table(top, top_lg), s);
 }
 
 cudaError_t ntt(fr_t* data, uint32_t lg_n, bool inverse, bool bitrev_in, bool bitrev_out,
-                const fr_t* table, uint32_t lg_max, cudaStream_t s) {
+                const fr_t* table, uint32_t lg_max, const fr_t* top, uint32_t top_lg,
+                cudaStream_t s) {
   using namespace ntt_detail;
   if (data == nullptr || table == nullptr || lg_max < 1 || lg_max > kMaxLgMax || lg_n > lg_max ||
-      lg_n > 31)
+      lg_n > 31 || (top != nullptr && top_lg > lg_max))
     return cudaErrorInvalidValue;
   if (lg_n == 0) return cudaSuccess;  // a 1-point transform is the identity
+  const top_table tt(top, top_lg);
   cudaError_t e;
-  if (bitrev_in && !bitrev_out) return run_passes(data, lg_n, inverse, true, table, lg_max, s);
+  if (bitrev_in && !bitrev_out) return run_passes(data, lg_n, inverse, true, table, lg_max, tt, s);
   if (bitrev_in) {  // bit-reversed in and out: permute to natural, then DIF
     if ((e = bit_reverse(data, lg_n, s)) != cudaSuccess) return e;
-    return run_passes(data, lg_n, inverse, false, table, lg_max, s);
+    return run_passes(data, lg_n, inverse, false, table, lg_max, tt, s);
   }
-  if ((e = run_passes(data, lg_n, inverse, false, table, lg_max, s)) != cudaSuccess) return e;
+  if ((e = run_passes(data, lg_n, inverse, false, table, lg_max, tt, s)) != cudaSuccess) return e;
   if (!bitrev_out) return bit_reverse(data, lg_n, s);
   return cudaSuccess;
 }

@@ -1,6 +1,7 @@
 //! The GPU NTT equals the CPU FFT bit for bit: every size 2^1 .. 2^24 and 2^27 once, random
 //! and sparse inputs, forward and inverse, every input/output order, coset variants, and
-//! inverse(forward(x)) == x; the H step's coset transforms with the scaling folded in.
+//! inverse(forward(x)) == x; the H step's coset transforms with the scaling folded in; all of
+//! them with the top pass's own twiddle table too.
 //! Needs a GPU; prints a SKIP line without one.
 #![cfg(groth16_c2_cuda)]
 
@@ -182,14 +183,21 @@ fn ntt_2_pow_27_once() {
     if !gpu_or_skip("ntt_2_pow_27_once") {
         return;
     }
-    let gpu = Gpu::new(27);
+    let mut gpu = Gpu::new(27);
     let x = random(1 << 27, 27, false);
-    assert!(
-        gpu.ntt(&x, false, false, false) == cpu_fft(&x, false),
-        "2^27 forward"
-    );
-    let y = gpu.ntt(&x, true, false, true);
-    assert!(bitrev(&y) == cpu_fft(&x, true), "2^27 inverse NR");
+    let (forward, inverse) = (cpu_fft(&x, false), cpu_fft(&x, true));
+    // Without, then with the top pass's own table (as proofs of 2^27 run where VRAM allows).
+    for top in [false, true] {
+        if top {
+            assert!(gpu.table.build_top(27, &gpu.stream).unwrap());
+        }
+        assert!(
+            gpu.ntt(&x, false, false, false) == forward,
+            "2^27 forward, top table {top}"
+        );
+        let y = gpu.ntt(&x, true, false, true);
+        assert!(bitrev(&y) == inverse, "2^27 inverse NR, top table {top}");
+    }
 }
 
 /// The H step's coset transforms (scaling and constants folded into the passes) against the
@@ -214,42 +222,89 @@ fn folded_coset_transforms_match_the_cpu() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(24);
     let big = Gpu::new(27);
-    let g = Scalar::MULTIPLICATIVE_GENERATOR;
     for lg in [11u32, 12, 13, 16, 19, 20, 21, 22, 24]
         .into_iter()
         .filter(|&lg| lg <= max_lg)
     {
-        let n = 1usize << lg;
         let coset = CosetTable::new(lg, &stream).unwrap().expect("folds");
         stream.synchronize().unwrap(); // built on another stream than the transforms'
         let own = Gpu::new(lg);
-        let n_inv = Scalar::from(n as u64).invert().unwrap();
-        let z_inv = (g.pow_vartime([n as u64]) - Scalar::ONE).invert().unwrap();
         for (gpu, which) in [(&own, "own table"), (&big, "2^27 table")] {
-            for sparse in [false, true] {
-                let x = random(n, 500 + lg as u64 + sparse as u64, sparse);
-                let what = format!(
-                    "2^{lg} {which} {}",
-                    if sparse { "sparse" } else { "random" }
-                );
-                let mut d = to_device(&bitrev(&x), &gpu.stream);
-                ntt_coset(&mut d, false, &gpu.table, &coset, &gpu.stream).unwrap();
-                let mut want = x.clone();
-                scale_by_powers(&mut want, n_inv, g);
-                assert!(
-                    to_host(&d, n, &gpu.stream) == cpu_fft(&want, false),
-                    "{what} forward"
-                );
+            check_folded_coset(gpu, &coset, lg, which);
+        }
+    }
+}
 
-                let mut d = to_device(&x, &gpu.stream);
-                ntt_coset(&mut d, true, &gpu.table, &coset, &gpu.stream).unwrap();
-                let mut want = cpu_fft(&x, true);
-                scale_by_powers(&mut want, z_inv * n_inv, g.invert().unwrap());
-                assert!(
-                    to_host(&d, n, &gpu.stream) == bitrev(&want),
-                    "{what} inverse"
-                );
+/// The folded coset transforms of 2^lg on `gpu`'s tables against the CPU, random and sparse.
+fn check_folded_coset(gpu: &Gpu, coset: &CosetTable, lg: u32, which: &str) {
+    let n = 1usize << lg;
+    let g = Scalar::MULTIPLICATIVE_GENERATOR;
+    let n_inv = Scalar::from(n as u64).invert().unwrap();
+    let z_inv = (g.pow_vartime([n as u64]) - Scalar::ONE).invert().unwrap();
+    for sparse in [false, true] {
+        let x = random(n, 500 + lg as u64 + sparse as u64, sparse);
+        let what = format!(
+            "2^{lg} {which} {}",
+            if sparse { "sparse" } else { "random" }
+        );
+        let mut d = to_device(&bitrev(&x), &gpu.stream);
+        ntt_coset(&mut d, false, &gpu.table, coset, &gpu.stream).unwrap();
+        let mut want = x.clone();
+        scale_by_powers(&mut want, n_inv, g);
+        assert!(
+            to_host(&d, n, &gpu.stream) == cpu_fft(&want, false),
+            "{what} forward"
+        );
+
+        let mut d = to_device(&x, &gpu.stream);
+        ntt_coset(&mut d, true, &gpu.table, coset, &gpu.stream).unwrap();
+        let mut want = cpu_fft(&x, true);
+        scale_by_powers(&mut want, z_inv * n_inv, g.invert().unwrap());
+        assert!(
+            to_host(&d, n, &gpu.stream) == bitrev(&want),
+            "{what} inverse"
+        );
+    }
+}
+
+/// The top pass's own twiddle table (one read per element instead of two products): every
+/// order and direction and the folded coset transforms, with the plain table built for the
+/// size and for a larger one; and a smaller size's table serving a larger transform's pass
+/// of the same shape (2^13's top pass, bits 7..13, is 2^20's middle one).
+#[test]
+fn top_tables_match_the_cpu() {
+    if !gpu_or_skip("top_tables_match_the_cpu") {
+        return;
+    }
+    assert_eq!(NttTable::top_bytes(10), 0, "2^10 is one pass: no top table");
+    assert_eq!(NttTable::top_bytes(11), 64 << 11);
+    assert_eq!(NttTable::top_bytes(27), 64 << 27);
+    let max_lg: u32 = std::env::var("GROTH16_C2_GPU_NTT_MAX_LOG_N")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(24);
+    // (the plain table's size, the top table's, the transforms); 2^27 in ntt_2_pow_27_once.
+    let cases: [(u32, u32, &[u32]); 5] = [
+        (11, 11, &[11]),
+        (16, 12, &[12]),
+        (19, 19, &[19]),
+        (24, 21, &[21]),
+        (27, 13, &[13, 20]),
+    ];
+    for (lg_max, top_lg, sizes) in cases {
+        if top_lg > max_lg {
+            continue;
+        }
+        let mut gpu = Gpu::new(lg_max);
+        assert!(gpu.table.build_top(top_lg, &gpu.stream).unwrap());
+        assert_eq!(gpu.table.top_lg(), Some(top_lg));
+        for &lg in sizes.iter().filter(|&&lg| lg <= max_lg) {
+            check_size(&gpu, lg, 900 + lg as u64);
+            if let Some(coset) = CosetTable::new(lg, &gpu.stream).unwrap() {
+                check_folded_coset(&gpu, &coset, lg, &format!("top table of 2^{top_lg}"));
             }
         }
+        gpu.table.drop_top();
+        assert_eq!(gpu.table.top_lg(), None);
     }
 }

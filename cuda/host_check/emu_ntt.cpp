@@ -41,13 +41,22 @@ template<bool DIT> void emu_dispatch(const pass_args& a, const pass_plan& p) {
     case 11: emu_pass<11,DIT>(a,p); break; default: abort();
   }
 }
-void emu_ntt(std::vector<fr_t>& d, uint32_t L, bool inv, bool dit, const std::vector<fr_t>& table, uint32_t lg_max) {
+void emu_ntt(std::vector<fr_t>& d, uint32_t L, bool inv, bool dit, const std::vector<fr_t>& table, uint32_t lg_max,
+             const top_table& top = top_table()) {
   table_layout lay(lg_max);
   pass_plan plan[8]; uint32_t np = make_plan(L, dit, plan);
   for (uint32_t i=0;i<np;i++) {
-    const pass_args a = make_pass_args(d.data(), table.data(), lay, inv, plan[i]);
+    const pass_args a = make_pass_args(d.data(), table.data(), lay, inv, plan[i], top);
     if (dit) emu_dispatch<true>(a, plan[i]); else emu_dispatch<false>(a, plan[i]);
   }
+}
+// The top pass's own table for 2^L from the plain table for lg_max (empty: L has one pass).
+std::vector<fr_t> build_top(uint32_t L, const std::vector<fr_t>& table, uint32_t lg_max) {
+  top_init_args a; a.M = L; a.K = top_table::top_k(L); a.table = table.data(); a.lay = table_layout(lg_max);
+  if (a.K == 0) return {};
+  std::vector<fr_t> top(size_t(2) << L); a.top = top.data();
+  for (uint64_t i = 0; i < top.size(); i++) top_entry(a, i);
+  return top;
 }
 // The coset transforms (scaling folded into the passes) against the plain ones with the
 // scaling done apart, for sizes 2^L, tables of lg_max; random beta and kappa, and H's own.
@@ -90,15 +99,21 @@ int check_coset(const fr_t& w32, const std::vector<uint32_t>& sizes) {
           emu_ntt(ref, L, true, false, table, lg_max);
           for (size_t i=0;i<n;i++) ref[i] = ref[i] * pw[bitrev64(i,L)];
         }
-        pass_plan plan[8]; uint32_t np = make_plan(L, !inv, plan);
-        for (uint32_t i=0;i<np;i++) {
-          const pass_args a = make_coset_pass_args(d.data(), table.data(), lay, ct.data(), cl, inv, plan[i]);
-          if (!inv) emu_dispatch<true>(a, plan[i]); else emu_dispatch<false>(a, plan[i]);
+        // Without, then with the top pass's own table.
+        const std::vector<fr_t> topt = build_top(L, table, lg_max);
+        for (int with_top = 0; with_top < 2; with_top++) {
+          std::vector<fr_t> dd(d);
+          const top_table tt = with_top ? top_table(topt.data(), L) : top_table();
+          pass_plan plan[8]; uint32_t np = make_plan(L, !inv, plan);
+          for (uint32_t i=0;i<np;i++) {
+            const pass_args a = make_coset_pass_args(dd.data(), table.data(), lay, ct.data(), cl, inv, plan[i], tt);
+            if (!inv) emu_dispatch<true>(a, plan[i]); else emu_dispatch<false>(a, plan[i]);
+          }
+          int e=0; for (size_t i=0;i<n;i++) if(!(dd[i]==ref[i])) e++;
+          printf("coset L %2u lg_max %2u passes %u (k %u %u %u) %s inv %d top table %d errs %d\n", L, lg_max, cl.np,
+                 cl.k0, cl.k1, cl.k2, kind ? "H's beta, kappa" : "random beta, kappa", inv, with_top, e);
+          bad += e;
         }
-        int e=0; for (size_t i=0;i<n;i++) if(!(d[i]==ref[i])) e++;
-        printf("coset L %2u lg_max %2u passes %u (k %u %u %u) %s inv %d errs %d\n", L, lg_max, cl.np,
-               cl.k0, cl.k1, cl.k2, kind ? "H's beta, kappa" : "random beta, kappa", inv, e);
-        bad += e;
       }
     }
   }
@@ -162,10 +177,22 @@ int main(int argc, char** argv) {
         std::vector<fr_t> d2(n); for (size_t i=0;i<n;i++) d2[bitrev64(i,L)]=in[i];
         emu_ntt(d2, L, inv, true, table, lg_max);
         int e2=0; for (size_t i=0;i<n;i++) if(!(d2[i]==ref[i])) e2++;
+        // The same with the top pass's own table (sizes of two or more passes).
+        int e3=0, e4=0;
+        const std::vector<fr_t> topt = build_top(L, table, lg_max);
+        if (!topt.empty()) {
+          const top_table tt(topt.data(), L);
+          std::vector<fr_t> d3(in); emu_ntt(d3, L, inv, false, table, lg_max, tt);
+          for (size_t i=0;i<n;i++) if(!(d3[bitrev64(i,L)]==ref[i])) e3++;
+          std::vector<fr_t> d4(n); for (size_t i=0;i<n;i++) d4[bitrev64(i,L)]=in[i];
+          emu_ntt(d4, L, inv, true, table, lg_max, tt);
+          for (size_t i=0;i<n;i++) if(!(d4[i]==ref[i])) e4++;
+        }
         pass_plan plan[8]; uint32_t np=make_plan(L,false,plan);
         printf("lg_max %2u L %2u inv %d passes %u [", lg_max, L, inv, np); for(uint32_t i=0;i<np;i++) printf(" k%u lo%u c%u t%u", plan[i].k, plan[i].lo, plan[i].c, plan[i].threads);
-        printf(" ] DIF errs %d DIT errs %d\n", e1, e2);
-        bad += e1 + e2;
+        printf(" ] DIF errs %d DIT errs %d; top table %s: DIF errs %d DIT errs %d\n", e1, e2,
+               topt.empty() ? "none" : "yes", e3, e4);
+        bad += e1 + e2 + e3 + e4;
       }
     }
   }

@@ -71,6 +71,7 @@ pub fn main() {
     let ntt_sizes = list(&args, "--ntt", "20,24,26,27");
     let h_sizes = list(&args, "--h", "24,27");
     let msm_sizes = list(&args, "--msm", "20,22,24,26,27");
+    let batch_sizes = list(&args, "--batch", "24,27");
     let field = args.iter().any(|a| a == "--field");
     let strategies: Vec<MsmStrategy> = args
         .iter()
@@ -107,18 +108,25 @@ pub fn main() {
     // Window widths to time the MSM with (0: chosen from the size).
     let windows = list(&args, "--msm-window", "0");
     msm_section(&msm_sizes, runs, cpu, &strategies, &windows);
+    batch_section(&batch_sizes, runs, cpu);
     if ntt_sizes.is_empty() && h_sizes.is_empty() {
         return;
     }
     let stream = Stream::new().unwrap();
-    let lg_max = *ntt_sizes.iter().chain(&h_sizes).max().unwrap();
-    let table = NttTable::new(lg_max, &stream).unwrap();
-    stream.synchronize().unwrap();
+    // Each size with its own table, as a prover builds it (for the size it proves, at least
+    // 2^16), and its top pass's own table, as proofs run where VRAM allows
+    // (GROTH16_C2_NTT_TOP_TABLE=0: without).
+    let top_tables = h::top_table_policy() != h::TopTablePolicy::Never;
     println!(
-        "\n{:<8} {:>12} {:>12} {:>10}",
-        "NTT", "gpu ms", "cpu ms", "cpu/gpu"
+        "NTT tables: per size; top-pass tables {}",
+        if top_tables { "on" } else { "off" }
     );
     for &lg in &ntt_sizes {
+        let mut table = NttTable::new(lg.max(16), &stream).unwrap();
+        if top_tables {
+            table.build_top(lg, &stream).unwrap();
+        }
+        stream.synchronize().unwrap();
         let n = 1usize << lg;
         let x = random(n, lg as u64);
         let mut d = DeviceBuffer::<Scalar>::new(n).unwrap();
@@ -146,7 +154,6 @@ pub fn main() {
         );
         result("ntt_fwd_nn", &format!("2^{lg}"), gpu, "ms");
     }
-    drop(table);
 
     println!(
         "\n{:<8} {:>14} {:>14} {:>12} {:>10} {:>12}",
@@ -291,6 +298,73 @@ fn msm_section(sizes: &[u32], runs: usize, cpu: bool, strategies: &[MsmStrategy]
         }
     }
     kernels::set_msm_window(0).unwrap();
+}
+
+/// Share of a PoRep partition's points whose scalar is 1 (92% of aux values are 0 or 1, half
+/// each): what the bitmap batch additions sum.
+const ONES_SHARE: f64 = 0.46;
+
+/// G1 bitmap batch addition (`--batch`): random points, a random bitmap with `ONES_SHARE` of
+/// the bits set, data on the device, GPU time by CUDA events; checked against the CPU's sum up
+/// to 2^22 points, and against the first run above.
+fn batch_section(sizes: &[u32], runs: usize, cpu: bool) {
+    use groth16_c2::prover::split::OnesBitmap;
+    let Some(&largest) = sizes.iter().max() else {
+        return;
+    };
+    let points = random_points(1 << largest);
+    println!(
+        "
+G1 batch addition, {:.0}% of random points set",
+        ONES_SHARE * 100.0
+    );
+    println!(
+        "{:<8} {:>12} {:>12} {:>14} {:>8}",
+        "points", "set", "gpu ms", "G adds/s", "same"
+    );
+    for &lg in sizes {
+        let n = 1usize << lg;
+        let mut ones = OnesBitmap::zeros(n);
+        ones.words
+            .par_chunks_mut(1 << 10)
+            .enumerate()
+            .for_each(|(k, chunk)| {
+                let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0xba7c ^ (k as u64) << 20);
+                for w in chunk {
+                    *w = (0..64).fold(0u64, |acc, b| {
+                        acc | (u64::from(rand::Rng::gen_bool(&mut rng, ONES_SHARE)) << b)
+                    });
+                }
+            });
+        ones.count = ones.words.iter().map(|w| w.count_ones() as usize).sum();
+        let (times, got) = msm::time_batch_add_g1(0, &points[..n], &ones, runs).unwrap();
+        let ms = median(times);
+        let same = if cpu && lg <= 22 {
+            let want: G1Projective = ones
+                .iter_ones()
+                .collect::<Vec<u32>>()
+                .par_iter()
+                .map(|&p| G1Projective::from(points[p as usize]))
+                .reduce(G1Projective::identity, |a, b| a + b);
+            if want == got {
+                "yes"
+            } else {
+                "NO"
+            }
+        } else {
+            "-"
+        };
+        println!(
+            "2^{lg:<6} {:>12} {ms:>12.2} {:>14.2} {same:>8}",
+            ones.count,
+            ones.count as f64 / (ms / 1e3) / 1e9
+        );
+        assert_ne!(
+            same, "NO",
+            "GPU batch addition differs from the CPU at 2^{lg}"
+        );
+        result("batch_add_g1", &format!("2^{lg}"), ms, "ms");
+    }
 }
 
 /// The NTT rows of `sppark_bench ntt`, under the same names: forward natural to natural,

@@ -6,6 +6,9 @@
 //! time by CUDA events, the CPU backend's time at sizes up to 2^22 for the ratio, and a check
 //! that both give the same point.
 //!
+//! And the G1 bitmap batch addition (`--batch 24,27`): the points whose scalar is 1 summed, 46%
+//! of random points set as in a PoRep partition, checked against the CPU up to 2^22.
+//!
 //! And the field multiplication's throughput (`--field`, builds with `gpu-test-kernels`):
 //! dependent Montgomery products per second for Fr and Fp against the IMAD ceiling.
 //!
@@ -16,7 +19,7 @@
 //! `msm_g1_slices`, `msm_g1_affine`), each result checked against the CPU or the first one;
 //! `--msm-window 16,20` with each forced window width too (rows `..._w16`; 0: from the size).
 //!
-//! `gpu_bench [--field] [--ntt 20,24,26,27] [--ntt-variants V,..] [--h 24,27] [--msm 20,22,24,26,27] [--msm-strategy auto] [--msm-window 0] [--runs 5] [--no-cpu]`
+//! `gpu_bench [--field] [--ntt 20,24,26,27] [--ntt-variants V,..] [--h 24,27] [--msm 20,22,24,26,27] [--batch 24,27] [--msm-strategy auto] [--msm-window 0] [--runs 5] [--no-cpu]`
 //! (pass an empty list, e.g. `--ntt ""`, to skip a section)
 //!
 //! Needs a build with the CUDA backend (nvcc at build time); other builds print why and exit 2.

@@ -124,6 +124,9 @@ impl DeviceState {
     /// Frees every buffer that the next proof can rebuild (after an allocation failure, so a
     /// retry starts from an empty device rather than a fragmented one).
     pub fn release_buffers(&mut self) {
+        if let Some(t) = &mut self.table {
+            t.drop_top();
+        }
         self.abc.clear();
         self.scratch = Scratch::default();
     }

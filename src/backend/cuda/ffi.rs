@@ -108,6 +108,16 @@ extern "C" {
         bitrev_out: c_int,
         table: *const c_void,
         lg_max: u32,
+        top: *const c_void,
+        top_lg: u32,
+        stream: Stream,
+    ) -> c_int;
+    pub fn g16_ntt_top_table_size(lg_n: u32) -> usize;
+    pub fn g16_ntt_top_table_init(
+        top: *mut c_void,
+        lg_n: u32,
+        table: *const c_void,
+        lg_max: u32,
         stream: Stream,
     ) -> c_int;
     pub fn g16_ntt_coset_table_size(lg_n: u32) -> usize;
@@ -126,6 +136,8 @@ extern "C" {
         table: *const c_void,
         lg_max: u32,
         coset: *const c_void,
+        top: *const c_void,
+        top_lg: u32,
         stream: Stream,
     ) -> c_int;
     pub fn g16_scale_powers(

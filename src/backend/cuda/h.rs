@@ -17,8 +17,8 @@ use super::device::DeviceState;
 use super::kernels::{
     bit_reverse, h_pointwise, ntt, ntt_coset, scale_powers, CosetTable, NttTable,
 };
-use super::runtime::{DeviceBuffer, Event, PinnedRegion, Stream};
-use crate::error::Result;
+use super::runtime::{memory_info, DeviceBuffer, Event, PinnedRegion, Stream};
+use crate::error::{Error, Result};
 
 /// Smallest twiddle table built, so small proofs do not rebuild it for every size.
 const MIN_TABLE_LG: u32 = 16;
@@ -36,7 +36,7 @@ pub fn h_polynomial(
     if n == 1 {
         return Ok(Vec::new());
     }
-    prepare(state, n)?;
+    prepare(state, n, 0)?;
     let pins = [
         PinnedRegion::new(a)?,
         PinnedRegion::new(b)?,
@@ -63,8 +63,10 @@ pub fn h_polynomial(
     Ok(h)
 }
 
-/// Builds the twiddle table and the working buffers for a domain of `n` if needed.
-pub fn prepare(state: &mut DeviceState, n: usize) -> Result<()> {
+/// Builds the twiddle tables and the working buffers for a domain of `n` if needed.
+/// `working`: device bytes of the caller's whole working set (0: the H step's alone); what
+/// of it the device state does not hold yet is kept free when deciding on the top table.
+pub fn prepare(state: &mut DeviceState, n: usize, working: usize) -> Result<()> {
     let lg_n = n.trailing_zeros();
     if state.table.as_ref().is_none_or(|t| t.lg_max < lg_n) {
         state.table = None; // free the old table before building a larger one
@@ -76,8 +78,65 @@ pub fn prepare(state: &mut DeviceState, n: usize) -> Result<()> {
             state.coset.push(c);
         }
     }
-    state.ensure_abc(n)
+    state.ensure_abc(n)?;
+    let still_needed = working.saturating_sub(state.buffer_bytes());
+    prepare_top(state, lg_n, still_needed)
 }
+
+/// Whether the NTT's top table is built (`GROTH16_C2_NTT_TOP_TABLE`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum TopTablePolicy {
+    /// When it fits in free VRAM beside what the proof still needs, with 2 GiB to spare.
+    Auto,
+    Always,
+    Never,
+}
+
+pub fn top_table_policy() -> TopTablePolicy {
+    match std::env::var("GROTH16_C2_NTT_TOP_TABLE").as_deref() {
+        Ok("1") | Ok("always") => TopTablePolicy::Always,
+        Ok("0") | Ok("never") => TopTablePolicy::Never,
+        _ => TopTablePolicy::Auto,
+    }
+}
+
+/// Free VRAM the top table leaves beside a proof's working set.
+const TOP_TABLE_MARGIN_BYTES: usize = 2 << 30;
+
+/// Builds the top table for `2^lg_n` when the policy and free VRAM allow; otherwise drops
+/// one built for another size. It is an optimisation only: without it the transforms are the
+/// same, so running out of memory for it is not an error.
+fn prepare_top(state: &mut DeviceState, lg_n: u32, still_needed: usize) -> Result<()> {
+    let table = state.table.as_mut().expect("prepare builds the table");
+    if table.top_lg() == Some(lg_n) {
+        return Ok(());
+    }
+    let bytes = NttTable::top_bytes(lg_n);
+    let build = bytes > 0
+        && match top_table_policy() {
+            TopTablePolicy::Never => false,
+            TopTablePolicy::Always => true,
+            TopTablePolicy::Auto => {
+                let held = table.top_lg().map_or(0, NttTable::top_bytes);
+                let (free, _) = memory_info()?;
+                bytes + still_needed + TOP_TABLE_MARGIN_BYTES <= free + held
+            }
+        };
+    if !build {
+        table.drop_top();
+        return Ok(());
+    }
+    match table.build_top(lg_n, &state.compute) {
+        Err(Error::Cuda { code, .. }) if code == CUDA_ERROR_MEMORY_ALLOCATION => {
+            table.drop_top();
+            Ok(())
+        }
+        other => other.map(drop),
+    }
+}
+
+/// `cudaErrorMemoryAllocation`.
+const CUDA_ERROR_MEMORY_ALLOCATION: i32 = 2;
 
 /// The transform on the device: `abc[i]` holds `lens[i]` uploaded values (the rest is zeroed
 /// here); when `arrived` is given, each vector waits for its upload event first. Leaves the `n`

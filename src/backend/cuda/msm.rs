@@ -124,10 +124,7 @@ pub fn time_msm_g1(
     let d_scalars = upload(scalar_bytes(scalars), stream)?;
     let mut ws = DeviceBuffer::<u8>::new(workspace_for::<G1>(n, strategy, 0)?)?;
     let mut result = DeviceBuffer::<<G1 as GpuCurve>::Xyzz>::new(1)?;
-    let (start, end) = (Event::timing()?, Event::timing()?);
-    let mut times = Vec::with_capacity(runs);
-    for _ in 0..runs {
-        start.record(stream)?;
+    let times = event_times(stream, runs, || {
         // SAFETY: every buffer is live and sized as the launcher requires.
         unsafe {
             kernels::msm(
@@ -143,13 +140,28 @@ pub fn time_msm_g1(
                     &mut result,
                 ),
                 stream,
-            )?
-        };
-        end.record(stream)?;
-        end.synchronize()?;
-        times.push(end.elapsed_ms(&start)?);
-    }
+            )
+        }
+    })?;
     Ok((times, download_one::<G1>(&result, stream)?))
+}
+
+/// Milliseconds of `runs` runs of `launch` on `stream`, each between two CUDA events.
+fn event_times(
+    stream: &Stream,
+    runs: usize,
+    mut launch: impl FnMut() -> Result<()>,
+) -> Result<Vec<f64>> {
+    let (start, end) = (Event::timing()?, Event::timing()?);
+    (0..runs)
+        .map(|_| {
+            start.record(stream)?;
+            launch()?;
+            end.record(stream)?;
+            end.synchronize()?;
+            end.elapsed_ms(&start)
+        })
+        .collect()
 }
 
 fn workspace_for<C: GpuCurve>(n: usize, strategy: MsmStrategy, window: u32) -> Result<usize> {
@@ -254,17 +266,37 @@ fn msm<C: GpuCurve, S>(
     download_one::<C>(&result, stream)
 }
 
+/// Times a G1 batch addition over data already on the device: the kernels' milliseconds of
+/// `runs` runs (CUDA events), and the sum.
+pub fn time_batch_add_g1(
+    device: usize,
+    points: &[G1Affine],
+    ones: &OnesBitmap,
+    runs: usize,
+) -> Result<(Vec<f64>, G1Projective)> {
+    sum_timed::<G1>(device, points, ones, runs.max(1))
+}
+
 fn sum<C: GpuCurve>(
     device: usize,
     points: &[C::Affine],
     ones: &OnesBitmap,
 ) -> Result<C::Projective> {
+    Ok(sum_timed::<C>(device, points, ones, 1)?.1)
+}
+
+fn sum_timed<C: GpuCurve>(
+    device: usize,
+    points: &[C::Affine],
+    ones: &OnesBitmap,
+    runs: usize,
+) -> Result<(Vec<f64>, C::Projective)> {
     assert!(
         ones.len <= points.len(),
         "the bitmap covers more points than there are"
     );
     if ones.len == 0 {
-        return Ok(C::Projective::identity());
+        return Ok((vec![0.0; runs], C::Projective::identity()));
     }
     let mut guard = lock_device(device)?;
     let state = guard.as_mut().expect("lock_device creates the state");
@@ -274,20 +306,22 @@ fn sum<C: GpuCurve>(
     let ws_bytes = kernels::batch_add_workspace_size(C::CURVE, ones.len).max(1);
     let mut ws = DeviceBuffer::<u8>::new(ws_bytes)?;
     let mut result = DeviceBuffer::<C::Xyzz>::new(1)?;
-    // SAFETY: every buffer is live and sized as the launcher requires.
-    unsafe {
-        kernels::batch_add(
-            C::CURVE,
-            d_points.as_ptr(),
-            ones.len,
-            d_bits.as_ptr().cast(),
-            ws.as_mut_ptr(),
-            ws.len(),
-            result.as_mut_ptr(),
-            stream,
-        )?
-    };
-    download_one::<C>(&result, stream)
+    let times = event_times(stream, runs, || {
+        // SAFETY: every buffer is live and sized as the launcher requires.
+        unsafe {
+            kernels::batch_add(
+                C::CURVE,
+                d_points.as_ptr(),
+                ones.len,
+                d_bits.as_ptr().cast(),
+                ws.as_mut_ptr(),
+                ws.len(),
+                result.as_mut_ptr(),
+                stream,
+            )
+        }
+    })?;
+    Ok((times, download_one::<C>(&result, stream)?))
 }
 
 #[cfg(feature = "gpu-test-kernels")]
