@@ -129,6 +129,11 @@ cudaError_t ntt_coset_table_init(fr_t* table, uint32_t lg_n, const fr_t (&omega)
                                  const fr_t (&beta)[2], const fr_t (&kappa)[2], cudaStream_t s);
 cudaError_t ntt_coset(fr_t* data, uint32_t lg_n, bool inverse, const fr_t* table, uint32_t lg_max,
                       const fr_t* coset, const fr_t* top, uint32_t top_lg, cudaStream_t s);
+cudaError_t ntt_lde(fr_t* data, uint32_t lg_n, const fr_t* table, uint32_t lg_max,
+                    const fr_t* coset, const fr_t* top, uint32_t top_lg, cudaStream_t s);
+cudaError_t ntt_lde_quotient(fr_t* a, const fr_t* b, fr_t* c, uint32_t lg_n, const fr_t* table,
+                             uint32_t lg_max, const fr_t* coset, const fr_t* top, uint32_t top_lg,
+                             cudaStream_t s);
 // h_poly.cu
 cudaError_t scale_powers(fr_t* data, uint32_t lg_n, const fr_t& first, const fr_t& ratio,
                          bool index_bitrev, cudaStream_t s);

@@ -74,6 +74,22 @@ int g16_ntt_coset(void* data, uint32_t lg_n, int inverse, const void* table, uin
                              static_cast<const g16::fr_t*>(top), top_lg, stream_of(stream));
 }
 
+int g16_ntt_lde(void* data, uint32_t lg_n, const void* table, uint32_t lg_max, const void* coset,
+                const void* top, uint32_t top_lg, g16_stream_t stream) {
+  return (int)g16::ntt_lde(static_cast<g16::fr_t*>(data), lg_n, static_cast<const g16::fr_t*>(table),
+                           lg_max, static_cast<const g16::fr_t*>(coset),
+                           static_cast<const g16::fr_t*>(top), top_lg, stream_of(stream));
+}
+
+int g16_ntt_lde_quotient(void* a, const void* b, void* c, uint32_t lg_n, const void* table,
+                         uint32_t lg_max, const void* coset, const void* top, uint32_t top_lg,
+                         g16_stream_t stream) {
+  return (int)g16::ntt_lde_quotient(
+      static_cast<g16::fr_t*>(a), static_cast<const g16::fr_t*>(b), static_cast<g16::fr_t*>(c),
+      lg_n, static_cast<const g16::fr_t*>(table), lg_max, static_cast<const g16::fr_t*>(coset),
+      static_cast<const g16::fr_t*>(top), top_lg, stream_of(stream));
+}
+
 int g16_scale_powers(void* data, uint32_t lg_n, const void* first_host, const void* ratio_host,
                      int index_bitrev, g16_stream_t stream) {
   if (first_host == nullptr || ratio_host == nullptr) return (int)cudaErrorInvalidValue;

@@ -78,6 +78,17 @@ int g16_ntt_coset_table_init(void* coset, uint32_t lg_n, const void* omega2_host
 int g16_ntt_coset(void* data, uint32_t lg_n, int inverse, const void* table, uint32_t lg_max,
                   const void* coset, const void* top, uint32_t top_lg, g16_stream_t stream);
 
+// The H step's sequences with fewer passes (same results; arguments as for g16_ntt_coset):
+// g16_ntt_lde is the plain inverse g16_ntt (natural in, bit-reversed out) followed by
+// g16_ntt_coset with inverse = 0; g16_ntt_lde_quotient is g16_ntt_lde on c, then
+// g16_h_pointwise(a, b, c, 2^lg_n, 1), then g16_ntt_coset on a with inverse = 1 (c is left
+// undefined). Each joins the passes that work on the same tiles into one kernel.
+int g16_ntt_lde(void* data, uint32_t lg_n, const void* table, uint32_t lg_max, const void* coset,
+                const void* top, uint32_t top_lg, g16_stream_t stream);
+int g16_ntt_lde_quotient(void* a, const void* b, void* c, uint32_t lg_n, const void* table,
+                         uint32_t lg_max, const void* coset, const void* top, uint32_t top_lg,
+                         g16_stream_t stream);
+
 // data[i] *= first * ratio^k(i) where k(i) = i, or bitreverse_{lg_n}(i) when index_bitrev = 1
 // (for data held in bit-reversed order). first and ratio are host pointers to Montgomery Fr.
 int g16_scale_powers(void* data, uint32_t lg_n, const void* first_host, const void* ratio_host,

@@ -371,6 +371,111 @@ G16_HD pass_args make_coset_pass_args(fr_t* data, const fr_t* table, const table
   return a;
 }
 
+// ---- The H step's fused sequences (ntt_lde, ntt_lde_quotient) ---------------------------------
+// Per polynomial the H step runs an inverse NTT (DIF: natural in, bit-reversed out), then the
+// coset NTT (DIT: bit-reversed in, natural out). The inverse's last pass and the coset
+// transform's first both work on bits [0, k) of the index, on the same tiles, so one kernel (a
+// join) runs both on a tile loaded once. For c, the last polynomial, the coset NTT's last pass
+// (DIT over the top bits), the point-wise a b - c and the inverse coset transform's first pass
+// (DIF over the same top bits) share their tiles too (a quotient step; the result goes to a).
+// Each fusion saves one round trip of a vector through global memory (2^(L+6) bytes), the
+// quotient also the point-wise kernel's (2^(L+7) bytes). Only plans of three passes fuse (2^20
+// and up; 2^21 with tiles of 2^11): smaller sizes gain little, and each fused kernel costs
+// about two pass kernels' compile time for every GPU architecture built. Their bit-0 passes are
+// kFusedMinK..kTileLog bits wide, their top passes kFusedMinK..kInnerLog.
+constexpr uint32_t kFusedMinK = 7;
+enum class step_kind : uint32_t { pass, join, quotient };
+struct fused_step {
+  step_kind kind;
+  bool dit;       // pass: its order
+  pass_plan p;    // the plan entry (the two halves of a join or a quotient have the same)
+  pass_args x;    // pass: its arguments; join: the inverse's last pass; quotient: c's last pass
+  pass_args y;    // join: the coset transform's first pass; quotient: a's first inverse pass
+  const fr_t* b;  // quotient: b
+};
+constexpr uint32_t kMaxFusedSteps = 16;
+
+G16_HD bool same_tiles(const pass_plan& p, const pass_plan& q) {
+  return p.k == q.k && p.lo == q.lo && p.c == q.c && p.threads == q.threads && p.blocks == q.blocks;
+}
+
+// Whether 2^L's H step runs the fused sequences (a plan of three passes that folds the scaling).
+G16_HD bool h_fusable(uint32_t L) {
+  if (L < 2 || L > 31 || !coset_layout(L).ok) return false;
+  pass_plan plan[8];
+  return make_plan(L, false, plan) == 3;
+}
+
+// The LDE of one polynomial (inverse NTT, then the coset NTT), without the coset NTT's last pass
+// when `for_quotient`. Appends to out[n..]; returns the new count, or 0 if 2^L does not fuse.
+G16_HD uint32_t lde_steps(fr_t* d, uint32_t L, const fr_t* table, const table_layout& lay,
+                          const fr_t* coset, const coset_layout& cl, const top_table& top,
+                          bool for_quotient, fused_step* out, uint32_t n) {
+  pass_plan dif[8], dit[8];
+  if (!h_fusable(L) || cl.L != L) return 0;
+  const uint32_t np = make_plan(L, false, dif);
+  if (make_plan(L, true, dit) != np || !same_tiles(dif[np - 1], dit[0]) || dit[0].lo != 0 ||
+      dit[0].k < kFusedMinK || n + 2 * np > kMaxFusedSteps)
+    return 0;
+  for (uint32_t i = 0; i + 1 < np; i++) {
+    fused_step& st = out[n++];
+    st.kind = step_kind::pass;
+    st.dit = false;
+    st.p = dif[i];
+    st.x = make_pass_args(d, table, lay, true, dif[i], top);
+    st.b = nullptr;
+  }
+  fused_step& j = out[n++];
+  j.kind = step_kind::join;
+  j.dit = false;
+  j.p = dit[0];
+  j.x = make_pass_args(d, table, lay, true, dif[np - 1], top);
+  j.y = make_coset_pass_args(d, table, lay, coset, cl, false, dit[0], top);
+  j.b = nullptr;
+  for (uint32_t i = 1; i < (for_quotient ? np - 1 : np); i++) {
+    fused_step& st = out[n++];
+    st.kind = step_kind::pass;
+    st.dit = true;
+    st.p = dit[i];
+    st.x = make_coset_pass_args(d, table, lay, coset, cl, false, dit[i], top);
+    st.b = nullptr;
+  }
+  return n;
+}
+
+// c's LDE, a <- a b - c, and the inverse coset transform of a (natural in, bit-reversed out):
+// what ntt_lde(c), h_pointwise(a, b, c, 1) and ntt_coset(a, inverse) do, in fewer passes.
+// Returns the number of steps, or 0 if 2^L does not fuse.
+G16_HD uint32_t quotient_steps(fr_t* a, const fr_t* b, fr_t* c, uint32_t L, const fr_t* table,
+                               const table_layout& lay, const fr_t* coset, const coset_layout& cl,
+                               const top_table& top, fused_step* out) {
+  uint32_t n = lde_steps(c, L, table, lay, coset, cl, top, true, out, 0);
+  pass_plan dif[8], dit[8];
+  const uint32_t np = make_plan(L, false, dif);
+  make_plan(L, true, dit);
+  if (n == 0 || !same_tiles(dit[np - 1], dif[0]) || dif[0].k < kFusedMinK ||
+      dif[0].k > kInnerLog || n + np > kMaxFusedSteps)
+    return 0;
+  fused_step& q = out[n++];
+  q.kind = step_kind::quotient;
+  q.dit = true;
+  q.p = dif[0];
+  q.x = make_coset_pass_args(c, table, lay, coset, cl, false, dit[np - 1], top);
+  q.y = make_coset_pass_args(a, table, lay, coset, cl, true, dif[0], top);
+  q.b = b;
+  // Both halves are twisted top passes (the kernel's form).
+  if (q.x.lt_tw == nullptr || q.y.lt_tw == nullptr) return 0;
+  for (uint32_t i = 1; i < np; i++) {
+    fused_step& st = out[n++];
+    st.kind = step_kind::pass;
+    st.dit = false;
+    st.p = dif[i];
+    st.x = make_coset_pass_args(a, table, lay, coset, cl, true, dif[i], top);
+    st.b = nullptr;
+  }
+  return n;
+}
+
 // Radix-2 layers per register round: each thread holds 2^window elements (4 by default; a
 // tuning switch, G16_NTT_WINDOW, trades registers against shared-memory rounds). On the H200
 // 4 elements and 2 blocks per SM ran a 2^27 forward NTT in 58 ms against 81 ms with 8 elements
@@ -490,6 +595,19 @@ G16_UNROLL
       uint32_t l, t;
       flat(tid + q * nthreads, l, t);
       st_fr(a.data + gidx(l, t), x[q]);
+    }
+  }
+
+  // The H step's point-wise step on a tile holding c's evaluations (ntt_quotient_kernel): each
+  // of this thread's slots (those load() and store() use) becomes a * b - c, with a (this
+  // pass's data) and b read at the slot's global index.
+  G16_HD void quotient(const fr_t* b) const {
+G16_UNROLL
+    for (int q = 0; q < E; q++) {
+      uint32_t l, t;
+      flat(tid + q * nthreads, l, t);
+      const uint32_t g = gidx(l, t), e = (l << K) | t;
+      sput(e, ld_fr(a.data + g) * ld_fr(b + g) - sget(e));
     }
   }
 
@@ -707,6 +825,95 @@ __global__ void __launch_bounds__(kMaxThreads, G16_NTT_MIN_BLOCKS) ntt_pass_kern
   T.store();
 }
 
+// A join (see fused_step): the inverse NTT's last pass and the coset NTT's first on one tile.
+template <int K>
+__global__ void __launch_bounds__(kMaxThreads, G16_NTT_MIN_BLOCKS)
+    ntt_join_kernel(const pass_args inv, const pass_args fwd) {
+  extern __shared__ uint4 smem[];
+  const pass_tile<K, false, false> I{inv, blockIdx.x, threadIdx.x, blockDim.x, smem, smem + (1u << kTileLog)};
+  const pass_tile<K, true, true> F{fwd, blockIdx.x, threadIdx.x, blockDim.x, smem, smem + (1u << kTileLog)};
+  I.load();
+  __syncthreads();
+  run_rounds<K, false, false, 0>(I);
+  run_rounds<K, true, true, 0>(F);
+  F.store();
+}
+
+// A quotient step (see fused_step): c's last coset pass, a b - c, a's first inverse coset pass
+// (both twisted top passes). At 3 blocks per SM ptxas spills 104-140 bytes per thread here
+// (28 in a pass kernel); G16_NTT_QUOTIENT_MIN_BLOCKS (a tuning switch) trades warps for them.
+#ifndef G16_NTT_QUOTIENT_MIN_BLOCKS
+#define G16_NTT_QUOTIENT_MIN_BLOCKS G16_NTT_MIN_BLOCKS
+#endif
+template <int K>
+__global__ void __launch_bounds__(kMaxThreads, G16_NTT_QUOTIENT_MIN_BLOCKS)
+    ntt_quotient_kernel(const pass_args fwd, const pass_args inv, const fr_t* b) {
+  extern __shared__ uint4 smem[];
+  const pass_tile<K, true, true> C{fwd, blockIdx.x, threadIdx.x, blockDim.x, smem, smem + (1u << kTileLog)};
+  const pass_tile<K, false, true> Q{inv, blockIdx.x, threadIdx.x, blockDim.x, smem, smem + (1u << kTileLog)};
+  C.load();
+  __syncthreads();
+  run_rounds<K, true, true, 0>(C);
+  Q.quotient(b);
+  __syncthreads();
+  run_rounds<K, false, true, 0>(Q);
+  Q.store();
+}
+
+// Shared memory of a pass's block, raising the kernel's limit when above the default 48 KiB.
+template <typename Kernel>
+cudaError_t pass_smem(Kernel kernel, uint32_t k, const pass_plan& p, size_t& smem) {
+  smem = (size_t(16) << kTileLog) + (size_t(16) << (k + p.c));
+  if (smem <= 48 * 1024) return cudaSuccess;
+  return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+}
+
+template <int K>
+cudaError_t launch_join(const fused_step& st, cudaStream_t s) {
+  if constexpr (K > (int)kTileLog || K < (int)kFusedMinK) {
+    return cudaErrorInvalidValue;  // no plan that fuses has such a pass (not compiled)
+  } else {
+    size_t smem;
+    cudaError_t e = pass_smem(ntt_join_kernel<K>, K, st.p, smem);
+    if (e != cudaSuccess) return e;
+    ntt_join_kernel<K><<<(unsigned)st.p.blocks, st.p.threads, smem, s>>>(st.x, st.y);
+    return cudaGetLastError();
+  }
+}
+
+template <int K>
+cudaError_t launch_quotient(const fused_step& st, cudaStream_t s) {
+  if constexpr (K > (int)kInnerLog || K < (int)kFusedMinK) {
+    return cudaErrorInvalidValue;  // no plan that fuses has such a pass (not compiled)
+  } else {
+    size_t smem;
+    cudaError_t e = pass_smem(ntt_quotient_kernel<K>, K, st.p, smem);
+    if (e != cudaSuccess) return e;
+    ntt_quotient_kernel<K><<<(unsigned)st.p.blocks, st.p.threads, smem, s>>>(st.x, st.y, st.b);
+    return cudaGetLastError();
+  }
+}
+
+cudaError_t dispatch_quotient(const fused_step& st, cudaStream_t s) {
+  switch (st.p.k) {
+    case 7: return launch_quotient<7>(st, s);
+    case 8: return launch_quotient<8>(st, s);
+    case 9: return launch_quotient<9>(st, s);
+    default: return cudaErrorInvalidValue;
+  }
+}
+
+cudaError_t dispatch_join(const fused_step& st, cudaStream_t s) {
+  switch (st.p.k) {
+    case 7: return launch_join<7>(st, s);
+    case 8: return launch_join<8>(st, s);
+    case 9: return launch_join<9>(st, s);
+    case 10: return launch_join<10>(st, s);
+    case 11: return launch_join<11>(st, s);
+    default: return cudaErrorInvalidValue;
+  }
+}
+
 template <int K, bool DIT, bool TW>
 cudaError_t launch_pass(const pass_args& a, const pass_plan& p, cudaStream_t s) {
   if constexpr (K > (int)kTileLog || (TW && K < (int)kMinTwistK)) {
@@ -755,6 +962,21 @@ cudaError_t run_passes(fr_t* data, uint32_t lg_n, bool inverse, bool dit, const 
   for (uint32_t i = 0; i < np; i++) {
     const pass_args a = make_pass_args(data, table, lay, inverse, plan[i], top);
     const cudaError_t e = dispatch(a, plan[i], dit, s);
+    if (e != cudaSuccess) return e;
+  }
+  return cudaSuccess;
+}
+
+cudaError_t run_steps(const fused_step* steps, uint32_t n, cudaStream_t s) {
+  if (n == 0) return cudaErrorInvalidValue;
+  for (uint32_t i = 0; i < n; i++) {
+    const fused_step& st = steps[i];
+    cudaError_t e;
+    switch (st.kind) {
+      case step_kind::pass: e = dispatch(st.x, st.p, st.dit, s); break;
+      case step_kind::join: e = dispatch_join(st, s); break;
+      default: e = dispatch_quotient(st, s);
+    }
     if (e != cudaSuccess) return e;
   }
   return cudaSuccess;
@@ -859,6 +1081,59 @@ cudaError_t ntt_coset(fr_t* data, uint32_t lg_n, bool inverse, const fr_t* table
       lg_n > lg_max || !coset_layout(lg_n).ok || (top != nullptr && top_lg > lg_max))
     return cudaErrorInvalidValue;
   return run_coset_passes(data, lg_n, inverse, table, lg_max, coset, top_table(top, top_lg), s);
+}
+
+// G16_NTT_UNFUSED_H (an A/B switch) runs the H step's separate passes at every size.
+#if defined(G16_NTT_UNFUSED_H)
+constexpr bool kFuseH = false;
+#else
+constexpr bool kFuseH = true;
+#endif
+
+// Whether the H step's sequences can run for these arguments.
+static bool lde_args_ok(uint32_t lg_n, const fr_t* table, uint32_t lg_max, const fr_t* coset,
+                        const fr_t* top, uint32_t top_lg) {
+  using namespace ntt_detail;
+  return table != nullptr && coset != nullptr && lg_max >= 1 && lg_max <= kMaxLgMax &&
+         lg_n <= lg_max && coset_layout(lg_n).ok && (top == nullptr || top_lg <= lg_max);
+}
+
+cudaError_t ntt_lde(fr_t* data, uint32_t lg_n, const fr_t* table, uint32_t lg_max,
+                    const fr_t* coset, const fr_t* top, uint32_t top_lg, cudaStream_t s) {
+  using namespace ntt_detail;
+  if (data == nullptr || !lde_args_ok(lg_n, table, lg_max, coset, top, top_lg))
+    return cudaErrorInvalidValue;
+  const top_table tt(top, top_lg);
+  if (!kFuseH || !h_fusable(lg_n)) {
+    // The separate passes: the plain inverse, then the coset transform.
+    cudaError_t e = run_passes(data, lg_n, true, false, table, lg_max, tt, s);
+    if (e != cudaSuccess) return e;
+    return run_coset_passes(data, lg_n, false, table, lg_max, coset, tt, s);
+  }
+  fused_step steps[kMaxFusedSteps];
+  const uint32_t n = lde_steps(data, lg_n, table, table_layout(lg_max), coset, coset_layout(lg_n),
+                               tt, false, steps, 0);
+  return run_steps(steps, n, s);
+}
+
+cudaError_t ntt_lde_quotient(fr_t* a, const fr_t* b, fr_t* c, uint32_t lg_n, const fr_t* table,
+                             uint32_t lg_max, const fr_t* coset, const fr_t* top, uint32_t top_lg,
+                             cudaStream_t s) {
+  using namespace ntt_detail;
+  if (a == nullptr || b == nullptr || c == nullptr ||
+      !lde_args_ok(lg_n, table, lg_max, coset, top, top_lg))
+    return cudaErrorInvalidValue;
+  const top_table tt(top, top_lg);
+  if (!kFuseH || !h_fusable(lg_n)) {
+    cudaError_t e = ntt_lde(c, lg_n, table, lg_max, coset, top, top_lg, s);
+    if (e == cudaSuccess) e = h_pointwise(a, b, c, size_t(1) << lg_n, fr_t::one(), s);
+    if (e != cudaSuccess) return e;
+    return run_coset_passes(a, lg_n, true, table, lg_max, coset, tt, s);
+  }
+  fused_step steps[kMaxFusedSteps];
+  const uint32_t n = quotient_steps(a, b, c, lg_n, table, table_layout(lg_max), coset,
+                                    coset_layout(lg_n), tt, steps);
+  return run_steps(steps, n, s);
 }
 
 cudaError_t ntt(fr_t* data, uint32_t lg_n, bool inverse, bool bitrev_in, bool bitrev_out,

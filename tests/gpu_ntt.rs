@@ -11,7 +11,9 @@ use blstrs::Scalar;
 use ff::{Field, PrimeField};
 use gpu_support::*;
 use groth16_c2::backend::cpu::fft::{fft, scale_by_powers, Domain};
-use groth16_c2::backend::cuda::kernels::{ntt, ntt_coset, scale_powers, CosetTable, NttTable};
+use groth16_c2::backend::cuda::kernels::{
+    h_pointwise, ntt, ntt_coset, ntt_lde, ntt_lde_quotient, scale_powers, CosetTable, NttTable,
+};
 use groth16_c2::backend::cuda::runtime::Stream;
 use rand::{Rng, SeedableRng};
 use rayon::prelude::*;
@@ -306,5 +308,65 @@ fn top_tables_match_the_cpu() {
         }
         gpu.table.drop_top();
         assert_eq!(gpu.table.top_lg(), None);
+    }
+}
+
+/// The H step's fused sequences (`ntt_lde` for `a` and `b`; `ntt_lde_quotient` for `c`, the
+/// point-wise step and the inverse) against the separate kernels they replace (the plain
+/// inverse `ntt`, `ntt_coset` forward, `h_pointwise`, `ntt_coset` inverse), bit for bit: sizes
+/// that run the separate passes (2^11, 2^19) and the fused ones (2^20 and up), and 2^27 with
+/// the top pass's own table, as a proof of that size runs.
+#[test]
+fn fused_h_sequences_match_the_separate_kernels() {
+    if !gpu_or_skip("fused_h_sequences_match_the_separate_kernels") {
+        return;
+    }
+    let max_lg: u32 = std::env::var("GROTH16_C2_GPU_NTT_MAX_LOG_N")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(27);
+    for lg in [11u32, 19, 20, 21, 24, 27]
+        .into_iter()
+        .filter(|&lg| lg <= max_lg)
+    {
+        let mut gpu = Gpu::new(lg);
+        if lg == 27 {
+            assert!(gpu.table.build_top(27, &gpu.stream).unwrap());
+        }
+        let coset = CosetTable::new(lg, &gpu.stream).unwrap().expect("folds");
+        let n = 1usize << lg;
+        // c sparse, as in a proof (mostly 0 and 1).
+        let inputs: Vec<Vec<Scalar>> = (0..3)
+            .map(|i| random(n, 700 + 3 * lg as u64 + i, i == 2))
+            .collect();
+        let upload = || -> Vec<_> { inputs.iter().map(|x| to_device(x, &gpu.stream)).collect() };
+
+        let mut separate = upload();
+        for d in separate.iter_mut() {
+            ntt(d, lg, true, false, true, &gpu.table, &gpu.stream).unwrap();
+            ntt_coset(d, false, &gpu.table, &coset, &gpu.stream).unwrap();
+        }
+        let [a, b, c] = &mut separate[..] else {
+            unreachable!("three vectors")
+        };
+        h_pointwise(a, b, c, n, Scalar::ONE, &gpu.stream).unwrap();
+        ntt_coset(a, true, &gpu.table, &coset, &gpu.stream).unwrap();
+        let want = to_host(a, n, &gpu.stream);
+        drop(separate);
+
+        let mut fused = upload();
+        for d in fused.iter_mut().take(2) {
+            ntt_lde(d, &gpu.table, &coset, &gpu.stream).unwrap();
+        }
+        let [a, b, c] = &mut fused[..] else {
+            unreachable!("three vectors")
+        };
+        ntt_lde_quotient(a, b, c, &gpu.table, &coset, &gpu.stream).unwrap();
+        let got = to_host(a, n, &gpu.stream);
+        assert!(got == want, "2^{lg}: the fused H step differs");
+        assert!(
+            got.iter().any(|x| !bool::from(x.is_zero())),
+            "2^{lg}: all zero"
+        );
     }
 }

@@ -395,6 +395,30 @@ fn coset_passes_fold_the_scaling() {
     );
 }
 
+/// The H step's fused sequences (`ntt_lde`, `ntt_lde_quotient`: the joined inverse and coset
+/// passes, the quotient kernel) against the separate passes and the point-wise step, bit for bit:
+/// two-pass plans (2^11 with random and H's coset factors, 2^12, 2^16; with and without the top
+/// table; a wrong `b` must change the result) and a three-pass one (2^20, once: its top passes
+/// are the twisted ones); two-pass plans with tiles of 2^11.
+#[test]
+fn fused_h_passes_match_the_separate_ones() {
+    run_variants(
+        "emu_ntt.cpp",
+        &[
+            (
+                "default",
+                "-DG16_EMULATE_PTX",
+                &["fused", "11", "12", "16", "20q"],
+            ),
+            (
+                "tiles of 2^11",
+                "-DG16_EMULATE_PTX -DG16_NTT_TILE_LOG=11",
+                &["fused", "12", "13"],
+            ),
+        ],
+    );
+}
+
 /// The MSM accumulation's index logic (slices of the sorted entries, their flushes, the tree
 /// rounds over head slots, the finishing step, the plan's slot count) with a toy group, on
 /// bucket sizes around the slice length, one bucket holding every entry, runs of empty buckets,

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
+#include <string>
 #include <random>
 using namespace g16;
 using namespace g16::ntt_detail;
@@ -39,6 +40,57 @@ template<bool DIT> void emu_dispatch(const pass_args& a, const pass_plan& p) {
     case 7: emu_pass<7,DIT>(a,p); break; case 8: emu_pass<8,DIT>(a,p); break;
     case 9: emu_pass<9,DIT>(a,p); break; case 10: emu_pass<10,DIT>(a,p); break;
     case 11: emu_pass<11,DIT>(a,p); break; default: abort();
+  }
+}
+// The H step's fused kernels (ntt_join_kernel, ntt_quotient_kernel), block by block.
+template<int K> void emu_join(const fused_step& st) {
+  const pass_plan& p = st.p;
+  std::vector<uint4> smem((size_t(1) << kTileLog) + (size_t(1) << (K + p.c)));
+  for (uint64_t b = 0; b < p.blocks; b++) {
+    std::vector<pass_tile<K,false,false>> is; std::vector<pass_tile<K,true,true>> fs;
+    for (uint32_t t = 0; t < p.threads; t++) {
+      is.push_back(pass_tile<K,false,false>{st.x, (uint32_t)b, t, p.threads, smem.data(), smem.data() + (1u << kTileLog)});
+      fs.push_back(pass_tile<K,true,true>{st.y, (uint32_t)b, t, p.threads, smem.data(), smem.data() + (1u << kTileLog)});
+    }
+    for (auto& T : is) T.load();
+    rounds<K,false,false,0>(is);
+    rounds<K,true,true,0>(fs);
+    for (auto& T : fs) T.store();
+  }
+}
+template<int K> void emu_quotient(const fused_step& st) {
+  const pass_plan& p = st.p;
+  std::vector<uint4> smem((size_t(1) << kTileLog) + (size_t(1) << (K + p.c)));
+  for (uint64_t b = 0; b < p.blocks; b++) {
+    std::vector<pass_tile<K,true,true>> cs; std::vector<pass_tile<K,false,true>> qs;
+    for (uint32_t t = 0; t < p.threads; t++) {
+      cs.push_back(pass_tile<K,true,true>{st.x, (uint32_t)b, t, p.threads, smem.data(), smem.data() + (1u << kTileLog)});
+      qs.push_back(pass_tile<K,false,true>{st.y, (uint32_t)b, t, p.threads, smem.data(), smem.data() + (1u << kTileLog)});
+    }
+    for (auto& T : cs) T.load();
+    rounds<K,true,true,0>(cs);
+    for (auto& T : qs) T.quotient(st.b);
+    rounds<K,false,true,0>(qs);
+    for (auto& T : qs) T.store();
+  }
+}
+template<bool DIT> void emu_dispatch(const pass_args& a, const pass_plan& p);
+// Only the widths the device code compiles (launch_join, launch_quotient).
+template<int K> void emu_fused(const fused_step& st) {
+  if (st.kind == step_kind::join && K >= (int)kFusedMinK && K <= (int)kTileLog) emu_join<K>(st);
+  else if (st.kind == step_kind::quotient && K >= (int)kFusedMinK && K <= (int)kInnerLog) emu_quotient<K>(st);
+  else { printf("no fused kernel of width %d\n", K); abort(); }
+}
+void emu_steps(const fused_step* steps, uint32_t n) {
+  if (n == 0) abort();
+  for (uint32_t i = 0; i < n; i++) {
+    const fused_step& st = steps[i];
+    if (st.kind == step_kind::pass) { if (st.dit) emu_dispatch<true>(st.x, st.p); else emu_dispatch<false>(st.x, st.p); continue; }
+    switch (st.p.k) {
+      case 5: emu_fused<5>(st); break; case 6: emu_fused<6>(st); break; case 7: emu_fused<7>(st); break;
+      case 8: emu_fused<8>(st); break; case 9: emu_fused<9>(st); break; case 10: emu_fused<10>(st); break;
+      case 11: emu_fused<11>(st); break; default: abort();
+    }
   }
 }
 void emu_ntt(std::vector<fr_t>& d, uint32_t L, bool inv, bool dit, const std::vector<fr_t>& table, uint32_t lg_max,
@@ -129,6 +181,113 @@ int check_coset(const fr_t& w32, const std::vector<uint32_t>& sizes) {
   return bad;
 }
 
+// The H step's fused sequences (lde_steps for a and b, quotient_steps for c and the rest)
+// against the separate passes (plain inverse, coset forward, point-wise, coset inverse): the
+// same h, bit for bit, for H's beta and kappa (and random ones at the first size), with and
+// without the top pass's own table. A quotient given the wrong b must differ. A size written
+// with a trailing 'q' runs H's beta and kappa with the top table only: the slow emulations.
+int check_fused(const fr_t& w32, const std::vector<std::string>& sizes) {
+  int bad = 0;
+  // Every size: exactly the plans of three passes that fold fuse, with kernels of the compiled
+  // widths; the others get no steps (the entry points then run the separate passes).
+  for (uint32_t L = 1; L <= 31; L++) {
+    pass_plan plan[8];
+    const bool want = coset_layout(L).ok && make_plan(L, false, plan) == 3;
+    fused_step steps[kMaxFusedSteps];
+    const coset_layout cl(L);
+    const table_layout lay(L);
+    fr_t* p = reinterpret_cast<fr_t*>(uintptr_t(64));  // never dereferenced
+    const uint32_t n1 = lde_steps(p, L, p, lay, p, cl, top_table(), false, steps, 0);
+    const uint32_t n2 = quotient_steps(p, p, p, L, p, lay, p, cl, top_table(), steps);
+    bool widths = true;
+    for (uint32_t i = 0; i < n2; i++) {
+      const uint32_t k = steps[i].p.k;
+      if (steps[i].kind == step_kind::join) widths &= k >= kFusedMinK && k <= kTileLog;
+      if (steps[i].kind == step_kind::quotient) widths &= k >= kFusedMinK && k <= kInnerLog;
+    }
+    if (h_fusable(L) != want || (n1 != 0) != want || (n2 != 0) != want || !widths ||
+        (want && (n1 != 3 * 2 - 1 || n2 != 3 * 2 - 2 + 1 + 2))) {
+      printf("L %u: fusable %d (expected %d), %u and %u steps, widths %s\n", L, (int)h_fusable(L),
+             (int)want, n1, n2, widths ? "ok" : "not compiled");
+      bad++;
+    }
+  }
+  bool first = true;
+  for (const std::string& size : sizes) {
+    const uint32_t L = (uint32_t)atoi(size.c_str());
+    const bool quick = size.back() == 'q';
+    const uint32_t lg_max = L;
+    fr_t om = w32; for (uint32_t i=lg_max;i<32;i++) om=om.sqr();
+    table_layout lay(lg_max);
+    std::vector<fr_t> table(lay.total());
+    table_init_args ta; ta.table=table.data(); ta.lay=lay; fr_t omi = om.inverse();
+    memcpy(ta.omega.v, om.v, 32); memcpy(ta.omega_inv.v, omi.v, 32);
+    for (uint64_t i=0;i<lay.total();i++) table_entry(ta, i);
+    coset_layout cl(L);
+    if (!h_fusable(L)) { printf("L %u: does not fuse\n", L); bad++; continue; }
+    const std::vector<fr_t> topt = build_top(L, table, lg_max);
+    size_t n = size_t(1)<<L;
+    for (int kind = first && !quick ? 0 : 1; kind < 2; kind++) {
+      fr_t beta[2], kappa[2];
+      if (kind == 0) { beta[0]=rnd(); beta[1]=rnd(); kappa[0]=rnd(); kappa[1]=rnd(); }
+      else { fr_t g = fr_t::one(); for (int i=0;i<6;i++) g = g + fr_t::one();
+        fr_t nn = fr_t::one(); for (uint32_t i=0;i<L;i++) nn = nn + nn;
+        beta[0]=g; beta[1]=g.inverse(); kappa[0]=nn.inverse(); kappa[1]=nn.inverse(); }
+      coset_init_args ca; ca.lay = cl;
+      fr_t wi = om.inverse();
+      memcpy(ca.omega[0].v, om.v, 32); memcpy(ca.omega[1].v, wi.v, 32);
+      for (int d=0; d<2; d++) { memcpy(ca.beta[d].v, beta[d].v, 32); memcpy(ca.kappa[d].v, kappa[d].v, 32); }
+      std::vector<fr_t> ct(cl.total()); ca.table = ct.data();
+      for (uint64_t i=0;i<cl.total();i++) coset_entry(ca, i);
+      std::vector<fr_t> in[3];
+      for (auto& v : in) { v.resize(n); for (auto& x : v) x = rnd(); }
+      in[2][0] = fr_t::zero(); in[1][n-1] = fr_t::one();
+      for (int with_top = quick ? 1 : 0; with_top < 2 && (with_top == 0 || !topt.empty()); with_top++) {
+        const top_table tt = with_top ? top_table(topt.data(), L) : top_table();
+        // Separate passes.
+        std::vector<fr_t> ref[3] = {in[0], in[1], in[2]};
+        pass_plan dif[8], dit[8];
+        const uint32_t np = make_plan(L, false, dif); make_plan(L, true, dit);
+        for (auto& v : ref) {
+          emu_ntt(v, L, true, false, table, lg_max, tt);
+          for (uint32_t i=0;i<np;i++) emu_dispatch<true>(make_coset_pass_args(v.data(), table.data(), lay, ct.data(), cl, false, dit[i], tt), dit[i]);
+        }
+        for (size_t i=0;i<n;i++) ref[0][i] = ref[0][i] * ref[1][i] - ref[2][i];
+        for (uint32_t i=0;i<np;i++) emu_dispatch<false>(make_coset_pass_args(ref[0].data(), table.data(), lay, ct.data(), cl, true, dif[i], tt), dif[i]);
+        // Fused: for the right b and for a wrong one (a and b's transforms from the first).
+        std::vector<fr_t> lde[2] = {in[0], in[1]};
+        uint32_t lde_kernels = 0;
+        for (int v = 0; v < 2; v++) {
+          fused_step steps[kMaxFusedSteps];
+          const uint32_t ns = lde_steps(lde[v].data(), L, table.data(), lay, ct.data(), cl, tt, false, steps, 0);
+          emu_steps(steps, ns); lde_kernels += ns;
+        }
+        for (int wrong_b = 0; wrong_b < 2; wrong_b++) {
+          std::vector<fr_t> d[3] = {lde[0], lde[1], in[2]};
+          fused_step steps[kMaxFusedSteps];
+          uint32_t kernels = lde_kernels;
+          std::vector<fr_t> other(n); for (auto& x : other) x = rnd();
+          const uint32_t ns = quotient_steps(d[0].data(), wrong_b ? other.data() : d[1].data(), d[2].data(), L,
+                                             table.data(), lay, ct.data(), cl, tt, steps);
+          emu_steps(steps, ns); kernels += ns;
+          int e = 0; for (size_t i=0;i<n;i++) if (!(d[0][i]==ref[0][i])) e++;
+          if (wrong_b) {
+            printf("fused L %2u: a wrong b gives %d of %zu elements different\n", L, e, n);
+            if (e == 0) bad++;
+          } else {
+            printf("fused L %2u passes %u %s top table %d: %u kernels (separate: %u) errs %d\n", L, np,
+                   kind ? "H's beta, kappa" : "random beta, kappa", with_top, kernels, 7 * np + 1, e);
+            bad += e;
+            if (kernels != 7 * np - 4) { printf("  expected %u kernels\n", 7 * np - 4); bad++; }
+          }
+        }
+      }
+    }
+    first = false;
+  }
+  return bad;
+}
+
 int main(int argc, char** argv) {
   // omega_max for lg_max: Fr root of unity of order 2^32, squared 32-lg_max times.
   // Fr::ROOT_OF_UNITY (canonical) = 0x16a2a19edfe81f20d09b681922c813b4b63683508c2280b93829971f439f0d2b
@@ -137,6 +296,12 @@ int main(int argc, char** argv) {
   w32 = w32.to_mont();
   // sanity: w32^(2^32) == 1, w32^(2^31) != 1
   { fr_t t=w32; for(int i=0;i<31;i++) t=t.sqr(); if (t==fr_t::one()) {printf("bad root\n");return 1;} t=t.sqr(); if(!(t==fr_t::one())){printf("bad root2\n");return 1;} }
+  if (argc > 1 && strcmp(argv[1], "fused") == 0) {
+    std::vector<std::string> sizes; for (int i=2;i<argc;i++) sizes.push_back(argv[i]);
+    int bad = check_fused(w32, sizes);
+    printf(bad ? "FAIL\n" : "ALL OK\n");
+    return bad != 0;
+  }
   if (argc > 1 && strcmp(argv[1], "coset") == 0) {
     std::vector<uint32_t> sizes; for (int i=2;i<argc;i++) sizes.push_back(atoi(argv[i]));
     int bad = check_coset(w32, sizes);

@@ -383,7 +383,7 @@ fn ntt_variant(
     stream: &Stream,
     runs: usize,
 ) -> f64 {
-    use groth16_c2::backend::cuda::kernels::{ntt_coset, scale_powers, CosetTable};
+    use groth16_c2::backend::cuda::kernels::{ntt_lde, scale_powers, CosetTable};
     let g = Scalar::MULTIPLICATIVE_GENERATOR;
     let n = 1usize << lg;
     let n_inv = Scalar::from(n as u64).invert().unwrap();
@@ -412,10 +412,11 @@ fn ntt_variant(
                 ntt(d, lg, false, false, false, table, stream).unwrap();
             }
             "lde" => {
-                ntt(d, lg, true, false, true, table, stream).unwrap();
                 match &coset {
-                    Some(coset) => ntt_coset(d, false, table, coset, stream).unwrap(),
+                    // The H step's sequence (one kernel fewer from 2^20 up).
+                    Some(coset) => ntt_lde(d, table, coset, stream).unwrap(),
                     None => {
+                        ntt(d, lg, true, false, true, table, stream).unwrap();
                         scale_powers(d, lg, n_inv, g, true, stream).unwrap();
                         ntt(d, lg, false, true, false, table, stream).unwrap();
                     }

@@ -140,6 +140,28 @@ extern "C" {
         top_lg: u32,
         stream: Stream,
     ) -> c_int;
+    pub fn g16_ntt_lde(
+        data: *mut c_void,
+        lg_n: u32,
+        table: *const c_void,
+        lg_max: u32,
+        coset: *const c_void,
+        top: *const c_void,
+        top_lg: u32,
+        stream: Stream,
+    ) -> c_int;
+    pub fn g16_ntt_lde_quotient(
+        a: *mut c_void,
+        b: *const c_void,
+        c: *mut c_void,
+        lg_n: u32,
+        table: *const c_void,
+        lg_max: u32,
+        coset: *const c_void,
+        top: *const c_void,
+        top_lg: u32,
+        stream: Stream,
+    ) -> c_int;
     pub fn g16_scale_powers(
         data: *mut c_void,
         lg_n: u32,

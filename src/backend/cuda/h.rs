@@ -6,7 +6,10 @@
 //! in bit-reversed order) → NTT (bit-reversed in, natural out) puts it on the coset. Then
 //! `a = (a·b − c) / Z(g) / n`, an iNTT in natural order, and a scale by `g^-i`. For domains of
 //! 2^11..2^28 the scalings and the constant factors are folded into the coset transforms'
-//! passes ([`ntt_coset`]), so no pass of its own touches the vectors for them.
+//! passes ([`ntt_coset`](super::kernels::ntt_coset)), so no pass of its own touches the vectors
+//! for them, and the passes that work on the same tiles run as one kernel ([`ntt_lde`] for `a`
+//! and `b`, [`ntt_lde_quotient`] for `c`, the point-wise step and the inverse): four round trips
+//! of a vector through global memory fewer, and no point-wise kernel.
 
 use std::mem::MaybeUninit;
 
@@ -15,7 +18,7 @@ use ff::{Field, PrimeField};
 
 use super::device::DeviceState;
 use super::kernels::{
-    bit_reverse, h_pointwise, ntt, ntt_coset, scale_powers, CosetTable, NttTable,
+    bit_reverse, h_pointwise, ntt, ntt_lde, ntt_lde_quotient, scale_powers, CosetTable, NttTable,
 };
 use super::runtime::{memory_info, DeviceBuffer, Event, PinnedRegion, Stream};
 use crate::error::{Error, Result};
@@ -180,31 +183,27 @@ pub fn transform_on(
             compute.wait(&events[i])?;
         }
         buf.zero_range_async(len, n, compute)?;
-        ntt(buf, lg_n, true, false, true, table, compute)?;
         match coset {
-            Some(coset) => ntt_coset(buf, false, table, coset, compute)?,
+            // c's transforms run in the quotient below.
+            Some(_) if i == 2 => {}
+            Some(coset) => ntt_lde(buf, table, coset, compute)?,
             None => {
+                ntt(buf, lg_n, true, false, true, table, compute)?;
                 scale_powers(buf, lg_n, n_inv, g, true, compute)?;
                 ntt(buf, lg_n, false, true, false, table, compute)?;
             }
         }
     }
     let z_inv = (g.pow_vartime([n as u64]) - Scalar::ONE).invert().unwrap();
-    let (ha, rest) = abc.split_at_mut(1);
+    let [ha, hb, hc] = abc else {
+        unreachable!("a, b and c")
+    };
     if let Some(coset) = coset {
         // 1/(n Z(g)) and g^-i are in the inverse coset transform.
-        h_pointwise(&mut ha[0], &rest[0], &rest[1], n, Scalar::ONE, compute)?;
-        ntt_coset(&mut ha[0], true, table, coset, compute)?;
-        return bit_reverse(&mut ha[0], lg_n, compute);
+        ntt_lde_quotient(ha, hb, hc, table, coset, compute)?;
+        return bit_reverse(ha, lg_n, compute);
     }
-    h_pointwise(&mut ha[0], &rest[0], &rest[1], n, z_inv * n_inv, compute)?;
-    ntt(&mut ha[0], lg_n, true, false, false, table, compute)?;
-    scale_powers(
-        &mut ha[0],
-        lg_n,
-        Scalar::ONE,
-        g.invert().unwrap(),
-        false,
-        compute,
-    )
+    h_pointwise(ha, hb, hc, n, z_inv * n_inv, compute)?;
+    ntt(ha, lg_n, true, false, false, table, compute)?;
+    scale_powers(ha, lg_n, Scalar::ONE, g.invert().unwrap(), false, compute)
 }

@@ -220,6 +220,65 @@ pub fn ntt_coset(
     })
 }
 
+/// One polynomial's move from evaluations on `H` (natural order) to evaluations on `g H`
+/// (natural order): the inverse NTT, then [`ntt_coset`] forward, with the two passes that share
+/// their tiles joined into one kernel.
+pub fn ntt_lde(
+    data: &mut DeviceBuffer<Scalar>,
+    table: &NttTable,
+    coset: &CosetTable,
+    stream: &Stream,
+) -> Result<()> {
+    let lg_n = coset.lg_n;
+    assert!(lg_n <= table.lg_max && data.len() >= 1 << lg_n);
+    let (top, top_lg) = table.top_arg();
+    // SAFETY: the buffer holds 2^lg_n elements; the tables serve lg_n.
+    launched("g16_ntt_lde", unsafe {
+        ffi::g16_ntt_lde(
+            data.as_mut_ptr(),
+            lg_n,
+            table.table.as_ptr(),
+            table.lg_max,
+            coset.table.as_ptr(),
+            top,
+            top_lg,
+            stream.raw(),
+        )
+    })
+}
+
+/// The rest of the H step once `a` and `b` went through [`ntt_lde`]: [`ntt_lde`] on `c`, then
+/// `a = a b - c`, then the inverse [`ntt_coset`] of `a` (coefficients of `h` in bit-reversed
+/// order, in `a`), with the passes that share their tiles joined. `c` is left undefined.
+pub fn ntt_lde_quotient(
+    a: &mut DeviceBuffer<Scalar>,
+    b: &DeviceBuffer<Scalar>,
+    c: &mut DeviceBuffer<Scalar>,
+    table: &NttTable,
+    coset: &CosetTable,
+    stream: &Stream,
+) -> Result<()> {
+    let lg_n = coset.lg_n;
+    let n = 1usize << lg_n;
+    assert!(lg_n <= table.lg_max && a.len() >= n && b.len() >= n && c.len() >= n);
+    let (top, top_lg) = table.top_arg();
+    // SAFETY: the three buffers hold 2^lg_n elements each; the tables serve lg_n.
+    launched("g16_ntt_lde_quotient", unsafe {
+        ffi::g16_ntt_lde_quotient(
+            a.as_mut_ptr(),
+            b.as_ptr(),
+            c.as_mut_ptr(),
+            lg_n,
+            table.table.as_ptr(),
+            table.lg_max,
+            coset.table.as_ptr(),
+            top,
+            top_lg,
+            stream.raw(),
+        )
+    })
+}
+
 /// `data[i] *= first * ratio^k(i)`, `k(i) = i` or its bit reversal.
 pub fn scale_powers(
     data: &mut DeviceBuffer<Scalar>,
