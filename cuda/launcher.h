@@ -82,7 +82,8 @@ int g16_ntt_coset(void* data, uint32_t lg_n, int inverse, const void* table, uin
 // g16_ntt_lde is the plain inverse g16_ntt (natural in, bit-reversed out) followed by
 // g16_ntt_coset with inverse = 0; g16_ntt_lde_quotient is g16_ntt_lde on c, then
 // g16_h_pointwise(a, b, c, 2^lg_n, 1), then g16_ntt_coset on a with inverse = 1 (c is left
-// undefined). Each joins the passes that work on the same tiles into one kernel.
+// undefined). Built with -DG16_NTT_FUSE_H, each runs the passes that work on the same tiles as
+// one kernel from 2^20 up.
 int g16_ntt_lde(void* data, uint32_t lg_n, const void* table, uint32_t lg_max, const void* coset,
                 const void* top, uint32_t top_lg, g16_stream_t stream);
 int g16_ntt_lde_quotient(void* a, const void* b, void* c, uint32_t lg_n, const void* table,

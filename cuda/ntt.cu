@@ -380,9 +380,12 @@ G16_HD pass_args make_coset_pass_args(fr_t* data, const fr_t* table, const table
 // (DIF over the same top bits) share their tiles too (a quotient step; the result goes to a).
 // Each fusion saves one round trip of a vector through global memory (2^(L+6) bytes), the
 // quotient also the point-wise kernel's (2^(L+7) bytes). Only plans of three passes fuse (2^20
-// and up; 2^21 with tiles of 2^11): smaller sizes gain little, and each fused kernel costs
-// about two pass kernels' compile time for every GPU architecture built. Their bit-0 passes are
+// and up; 2^21 with tiles of 2^11): smaller sizes gain little. Their bit-0 passes are
 // kFusedMinK..kTileLog bits wide, their top passes kFusedMinK..kInnerLog.
+// Built only with -DG16_NTT_FUSE_H for now: written in a session without a GPU, so not yet
+// measured or run on one (the host emulation checks it). The seven fused kernels take ntt.cu's
+// sm_90 compile from 85 to 143 s, for every architecture built. Without the switch ntt_lde and
+// ntt_lde_quotient run the separate passes.
 constexpr uint32_t kFusedMinK = 7;
 enum class step_kind : uint32_t { pass, join, quotient };
 struct fused_step {
@@ -825,6 +828,7 @@ __global__ void __launch_bounds__(kMaxThreads, G16_NTT_MIN_BLOCKS) ntt_pass_kern
   T.store();
 }
 
+#if defined(G16_NTT_FUSE_H)
 // A join (see fused_step): the inverse NTT's last pass and the coset NTT's first on one tile.
 template <int K>
 __global__ void __launch_bounds__(kMaxThreads, G16_NTT_MIN_BLOCKS)
@@ -913,6 +917,7 @@ cudaError_t dispatch_join(const fused_step& st, cudaStream_t s) {
     default: return cudaErrorInvalidValue;
   }
 }
+#endif  // G16_NTT_FUSE_H
 
 template <int K, bool DIT, bool TW>
 cudaError_t launch_pass(const pass_args& a, const pass_plan& p, cudaStream_t s) {
@@ -967,6 +972,7 @@ cudaError_t run_passes(fr_t* data, uint32_t lg_n, bool inverse, bool dit, const 
   return cudaSuccess;
 }
 
+#if defined(G16_NTT_FUSE_H)
 cudaError_t run_steps(const fused_step* steps, uint32_t n, cudaStream_t s) {
   if (n == 0) return cudaErrorInvalidValue;
   for (uint32_t i = 0; i < n; i++) {
@@ -981,6 +987,7 @@ cudaError_t run_steps(const fused_step* steps, uint32_t n, cudaStream_t s) {
   }
   return cudaSuccess;
 }
+#endif  // G16_NTT_FUSE_H
 
 // The coset transforms: forward DIT (bit-reversed in, natural out), inverse DIF (natural in,
 // bit-reversed out), with the passes' tables taken from the coset table.
@@ -1083,13 +1090,6 @@ cudaError_t ntt_coset(fr_t* data, uint32_t lg_n, bool inverse, const fr_t* table
   return run_coset_passes(data, lg_n, inverse, table, lg_max, coset, top_table(top, top_lg), s);
 }
 
-// G16_NTT_UNFUSED_H (an A/B switch) runs the H step's separate passes at every size.
-#if defined(G16_NTT_UNFUSED_H)
-constexpr bool kFuseH = false;
-#else
-constexpr bool kFuseH = true;
-#endif
-
 // Whether the H step's sequences can run for these arguments.
 static bool lde_args_ok(uint32_t lg_n, const fr_t* table, uint32_t lg_max, const fr_t* coset,
                         const fr_t* top, uint32_t top_lg) {
@@ -1104,16 +1104,18 @@ cudaError_t ntt_lde(fr_t* data, uint32_t lg_n, const fr_t* table, uint32_t lg_ma
   if (data == nullptr || !lde_args_ok(lg_n, table, lg_max, coset, top, top_lg))
     return cudaErrorInvalidValue;
   const top_table tt(top, top_lg);
-  if (!kFuseH || !h_fusable(lg_n)) {
-    // The separate passes: the plain inverse, then the coset transform.
-    cudaError_t e = run_passes(data, lg_n, true, false, table, lg_max, tt, s);
-    if (e != cudaSuccess) return e;
-    return run_coset_passes(data, lg_n, false, table, lg_max, coset, tt, s);
+#if defined(G16_NTT_FUSE_H)
+  if (h_fusable(lg_n)) {
+    fused_step steps[kMaxFusedSteps];
+    const uint32_t n = lde_steps(data, lg_n, table, table_layout(lg_max), coset,
+                                 coset_layout(lg_n), tt, false, steps, 0);
+    return run_steps(steps, n, s);
   }
-  fused_step steps[kMaxFusedSteps];
-  const uint32_t n = lde_steps(data, lg_n, table, table_layout(lg_max), coset, coset_layout(lg_n),
-                               tt, false, steps, 0);
-  return run_steps(steps, n, s);
+#endif
+  // The separate passes: the plain inverse, then the coset transform.
+  cudaError_t e = run_passes(data, lg_n, true, false, table, lg_max, tt, s);
+  if (e != cudaSuccess) return e;
+  return run_coset_passes(data, lg_n, false, table, lg_max, coset, tt, s);
 }
 
 cudaError_t ntt_lde_quotient(fr_t* a, const fr_t* b, fr_t* c, uint32_t lg_n, const fr_t* table,
@@ -1124,16 +1126,18 @@ cudaError_t ntt_lde_quotient(fr_t* a, const fr_t* b, fr_t* c, uint32_t lg_n, con
       !lde_args_ok(lg_n, table, lg_max, coset, top, top_lg))
     return cudaErrorInvalidValue;
   const top_table tt(top, top_lg);
-  if (!kFuseH || !h_fusable(lg_n)) {
-    cudaError_t e = ntt_lde(c, lg_n, table, lg_max, coset, top, top_lg, s);
-    if (e == cudaSuccess) e = h_pointwise(a, b, c, size_t(1) << lg_n, fr_t::one(), s);
-    if (e != cudaSuccess) return e;
-    return run_coset_passes(a, lg_n, true, table, lg_max, coset, tt, s);
+#if defined(G16_NTT_FUSE_H)
+  if (h_fusable(lg_n)) {
+    fused_step steps[kMaxFusedSteps];
+    const uint32_t n = quotient_steps(a, b, c, lg_n, table, table_layout(lg_max), coset,
+                                      coset_layout(lg_n), tt, steps);
+    return run_steps(steps, n, s);
   }
-  fused_step steps[kMaxFusedSteps];
-  const uint32_t n = quotient_steps(a, b, c, lg_n, table, table_layout(lg_max), coset,
-                                    coset_layout(lg_n), tt, steps);
-  return run_steps(steps, n, s);
+#endif
+  cudaError_t e = ntt_lde(c, lg_n, table, lg_max, coset, top, top_lg, s);
+  if (e == cudaSuccess) e = h_pointwise(a, b, c, size_t(1) << lg_n, fr_t::one(), s);
+  if (e != cudaSuccess) return e;
+  return run_coset_passes(a, lg_n, true, table, lg_max, coset, tt, s);
 }
 
 cudaError_t ntt(fr_t* data, uint32_t lg_n, bool inverse, bool bitrev_in, bool bitrev_out,

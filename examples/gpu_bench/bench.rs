@@ -413,7 +413,8 @@ fn ntt_variant(
             }
             "lde" => {
                 match &coset {
-                    // The H step's sequence (one kernel fewer from 2^20 up).
+                    // The H step's sequence (one kernel fewer from 2^20 up with
+                    // -DG16_NTT_FUSE_H).
                     Some(coset) => ntt_lde(d, table, coset, stream).unwrap(),
                     None => {
                         ntt(d, lg, true, false, true, table, stream).unwrap();

@@ -7,9 +7,10 @@
 //! `a = (a·b − c) / Z(g) / n`, an iNTT in natural order, and a scale by `g^-i`. For domains of
 //! 2^11..2^28 the scalings and the constant factors are folded into the coset transforms'
 //! passes ([`ntt_coset`](super::kernels::ntt_coset)), so no pass of its own touches the vectors
-//! for them, and the passes that work on the same tiles run as one kernel ([`ntt_lde`] for `a`
-//! and `b`, [`ntt_lde_quotient`] for `c`, the point-wise step and the inverse): four round trips
-//! of a vector through global memory fewer, and no point-wise kernel.
+//! for them. [`ntt_lde`] (for `a` and `b`) and [`ntt_lde_quotient`] (for `c`, the point-wise
+//! step and the inverse) can run the passes that work on the same tiles as one kernel (nvcc
+//! switch `-DG16_NTT_FUSE_H`, off until measured): four round trips of a vector through global
+//! memory fewer, and no point-wise kernel.
 
 use std::mem::MaybeUninit;
 

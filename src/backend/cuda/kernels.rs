@@ -221,8 +221,9 @@ pub fn ntt_coset(
 }
 
 /// One polynomial's move from evaluations on `H` (natural order) to evaluations on `g H`
-/// (natural order): the inverse NTT, then [`ntt_coset`] forward, with the two passes that share
-/// their tiles joined into one kernel.
+/// (natural order): the inverse NTT, then [`ntt_coset`] forward. Built with the nvcc switch
+/// `-DG16_NTT_FUSE_H` (not yet measured on a GPU, so off by default), the two passes that share
+/// their tiles run as one kernel from 2^20 up.
 pub fn ntt_lde(
     data: &mut DeviceBuffer<Scalar>,
     table: &NttTable,
@@ -249,7 +250,8 @@ pub fn ntt_lde(
 
 /// The rest of the H step once `a` and `b` went through [`ntt_lde`]: [`ntt_lde`] on `c`, then
 /// `a = a b - c`, then the inverse [`ntt_coset`] of `a` (coefficients of `h` in bit-reversed
-/// order, in `a`), with the passes that share their tiles joined. `c` is left undefined.
+/// order, in `a`); with `-DG16_NTT_FUSE_H` the passes that share their tiles run as one kernel
+/// from 2^20 up. `c` is left undefined.
 pub fn ntt_lde_quotient(
     a: &mut DeviceBuffer<Scalar>,
     b: &DeviceBuffer<Scalar>,
