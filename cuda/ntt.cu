@@ -398,6 +398,18 @@ struct fused_step {
 };
 constexpr uint32_t kMaxFusedSteps = 16;
 
+G16_HD fused_step make_step(step_kind kind, bool dit, const pass_plan& p, const pass_args& x,
+                            const pass_args& y = pass_args(), const fr_t* b = nullptr) {
+  fused_step st;
+  st.kind = kind;
+  st.dit = dit;
+  st.p = p;
+  st.x = x;
+  st.y = y;
+  st.b = b;
+  return st;
+}
+
 G16_HD bool same_tiles(const pass_plan& p, const pass_plan& q) {
   return p.k == q.k && p.lo == q.lo && p.c == q.c && p.threads == q.threads && p.blocks == q.blocks;
 }
@@ -420,29 +432,13 @@ G16_HD uint32_t lde_steps(fr_t* d, uint32_t L, const fr_t* table, const table_la
   if (make_plan(L, true, dit) != np || !same_tiles(dif[np - 1], dit[0]) || dit[0].lo != 0 ||
       dit[0].k < kFusedMinK || n + 2 * np > kMaxFusedSteps)
     return 0;
-  for (uint32_t i = 0; i + 1 < np; i++) {
-    fused_step& st = out[n++];
-    st.kind = step_kind::pass;
-    st.dit = false;
-    st.p = dif[i];
-    st.x = make_pass_args(d, table, lay, true, dif[i], top);
-    st.b = nullptr;
-  }
-  fused_step& j = out[n++];
-  j.kind = step_kind::join;
-  j.dit = false;
-  j.p = dit[0];
-  j.x = make_pass_args(d, table, lay, true, dif[np - 1], top);
-  j.y = make_coset_pass_args(d, table, lay, coset, cl, false, dit[0], top);
-  j.b = nullptr;
-  for (uint32_t i = 1; i < (for_quotient ? np - 1 : np); i++) {
-    fused_step& st = out[n++];
-    st.kind = step_kind::pass;
-    st.dit = true;
-    st.p = dit[i];
-    st.x = make_coset_pass_args(d, table, lay, coset, cl, false, dit[i], top);
-    st.b = nullptr;
-  }
+  for (uint32_t i = 0; i + 1 < np; i++)
+    out[n++] = make_step(step_kind::pass, false, dif[i], make_pass_args(d, table, lay, true, dif[i], top));
+  out[n++] = make_step(step_kind::join, false, dit[0], make_pass_args(d, table, lay, true, dif[np - 1], top),
+                       make_coset_pass_args(d, table, lay, coset, cl, false, dit[0], top));
+  for (uint32_t i = 1; i < (for_quotient ? np - 1 : np); i++)
+    out[n++] = make_step(step_kind::pass, true, dit[i],
+                         make_coset_pass_args(d, table, lay, coset, cl, false, dit[i], top));
   return n;
 }
 
@@ -459,23 +455,15 @@ G16_HD uint32_t quotient_steps(fr_t* a, const fr_t* b, fr_t* c, uint32_t L, cons
   if (n == 0 || !same_tiles(dit[np - 1], dif[0]) || dif[0].k < kFusedMinK ||
       dif[0].k > kInnerLog || n + np > kMaxFusedSteps)
     return 0;
-  fused_step& q = out[n++];
-  q.kind = step_kind::quotient;
-  q.dit = true;
-  q.p = dif[0];
-  q.x = make_coset_pass_args(c, table, lay, coset, cl, false, dit[np - 1], top);
-  q.y = make_coset_pass_args(a, table, lay, coset, cl, true, dif[0], top);
-  q.b = b;
+  const fused_step& q = out[n++] = make_step(
+      step_kind::quotient, true, dif[0],
+      make_coset_pass_args(c, table, lay, coset, cl, false, dit[np - 1], top),
+      make_coset_pass_args(a, table, lay, coset, cl, true, dif[0], top), b);
   // Both halves are twisted top passes (the kernel's form).
   if (q.x.lt_tw == nullptr || q.y.lt_tw == nullptr) return 0;
-  for (uint32_t i = 1; i < np; i++) {
-    fused_step& st = out[n++];
-    st.kind = step_kind::pass;
-    st.dit = false;
-    st.p = dif[i];
-    st.x = make_coset_pass_args(a, table, lay, coset, cl, true, dif[i], top);
-    st.b = nullptr;
-  }
+  for (uint32_t i = 1; i < np; i++)
+    out[n++] = make_step(step_kind::pass, false, dif[i],
+                         make_coset_pass_args(a, table, lay, coset, cl, true, dif[i], top));
   return n;
 }
 
