@@ -38,6 +38,7 @@ for line in sys.stdin:
         shutil.copy(m["executable"], f"{out}/{name}")
         print("  ", name)
 ' "$out/$name"
-    strip "$out/$name"/*
+    # Not the NVCC_FLAGS note that an earlier build of the variant left there.
+    find "$out/$name" -type f ! -name NVCC_FLAGS -exec strip {} +
     echo "$flags" >"$out/$name/NVCC_FLAGS"
 done
