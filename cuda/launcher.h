@@ -82,8 +82,9 @@ int g16_ntt_coset(void* data, uint32_t lg_n, int inverse, const void* table, uin
 // g16_ntt_lde is the plain inverse g16_ntt (natural in, bit-reversed out) followed by
 // g16_ntt_coset with inverse = 0; g16_ntt_lde_quotient is g16_ntt_lde on c, then
 // g16_h_pointwise(a, b, c, 2^lg_n, 1), then g16_ntt_coset on a with inverse = 1 (c is left
-// undefined). Built with -DG16_NTT_FUSE_H, each runs the passes that work on the same tiles as
-// one kernel from 2^20 up.
+// undefined). From 2^20 up g16_ntt_lde runs the two passes that work on the same tiles as one
+// kernel (unless built with -DG16_NTT_SEPARATE_H); g16_ntt_lde_quotient does so for its own
+// with -DG16_NTT_FUSE_QUOTIENT (measured slower).
 int g16_ntt_lde(void* data, uint32_t lg_n, const void* table, uint32_t lg_max, const void* coset,
                 const void* top, uint32_t top_lg, g16_stream_t stream);
 int g16_ntt_lde_quotient(void* a, const void* b, void* c, uint32_t lg_n, const void* table,
@@ -124,7 +125,9 @@ int g16_curve_test_op(int curve, int op, const void* a, const void* b, void* out
 // out of range counts as the identity. n < 2^31. `strategy` bits 0-7 say how buckets are
 // summed: 0 auto (the slices), 1 slices of XYZZ mixed additions, 2 batch-affine rounds (G1; G2 takes the
 // slices), 3 batch-affine rounds over chunks of 4096 scalars (for tests); bits 8-15 force the
-// window width (0: chosen from n; else 4..24); any other value is invalid. `workspace` must hold g16_msm_workspace_size(curve, n, strategy)
+// window width (0: chosen from n; else 4..24); bits 16-20, with index NULL, give the scalars'
+// order: 0 natural, else bit-reversed over that many bits (scalar k goes with
+// points[bitrev(k)]; n <= 2^bits); any other value is invalid. `workspace` must hold g16_msm_workspace_size(curve, n, strategy)
 // bytes (0 means n or strategy is out of range). result: one XYZZ point in device memory; n = 0
 // gives the identity.
 size_t g16_msm_workspace_size(int curve, size_t n, int strategy);

@@ -54,6 +54,7 @@ struct msm_plan {
   size_t max_slices;     // ceil(max_entries / S): head slots (slices only)
   size_t ba_slots[2];    // positions of the even and odd rounds' sums (batch-affine only)
   uint32_t scan_chunks;  // chunks of the multi-block scan (used above kSingleBlockScanKeys keys)
+  uint32_t bitrev_lg;    // 0: scalar k goes with point k; else with point bitrev(k) of this many bits
   // Workspace layout (byte offsets).
   size_t off_counts, off_offsets, off_entries, off_heads, off_buckets, off_segs, off_windows,
       off_chunks, off_ba_off, off_ba_cnt, off_ba_flags, off_ba_buf[2], total;
@@ -95,14 +96,19 @@ G16_HD size_t align_up(size_t x) { return (x + 255) & ~size_t(255); }
 
 // xyzz_bytes: sizeof(xyzz_t) of the curve; affine_bytes: sizeof(affine_t), or 0 where the
 // batch-affine rounds are not built (then the slices run). Returns false if n is too large.
-// `code`: the strategy in bits 0-7, a forced window width in bits 8-15 (0: from n; 4..24).
+// `code`: the strategy in bits 0-7, a forced window width in bits 8-15 (0: from n; 4..24),
+// and in bits 16-20 the scalars' order: 0 natural, else bit-reversed over that many bits
+// (n <= 2^bits; the H step's h comes out of its last transform that way).
 inline bool make_msm_plan(size_t n, size_t xyzz_bytes, size_t affine_bytes, int code,
                           msm_plan* p) {
   if (n == 0 || n >= (size_t(1) << 31) || code < 0) return false;
   const int strategy = code & 0xff;
   const uint32_t forced = (uint32_t(code) >> 8) & 0xff;
-  if (strategy > kMsmAffineTestChunks || (uint32_t(code) >> 16) != 0) return false;
+  const uint32_t bitrev_lg = (uint32_t(code) >> 16) & 0x1f;
+  if (strategy > kMsmAffineTestChunks || (uint32_t(code) >> 21) != 0) return false;
   if (forced != 0 && (forced < 4 || forced > 24)) return false;
+  if (bitrev_lg != 0 && n > (size_t(1) << bitrev_lg)) return false;
+  p->bitrev_lg = bitrev_lg;
   const uint32_t lg = lg_floor(n);
   uint32_t c = lg > 3 ? lg - 3 : 1;
   if (c < 4) c = 4;
@@ -402,7 +408,8 @@ inline void scan_counts(uint32_t* counts, uint32_t keys, uint32_t* offsets, uint
   chunk_apply_kernel<<<blocks, 256, 0, s>>>(counts, keys, chunks, chunk_e, offsets);
 }
 
-// Scalar i's point is index[i], or base + i without an index (base: the chunk's first scalar).
+// Scalar i's point is index[i], or without an index position k = base + i (base: the chunk's
+// first scalar), or bitrev(k) when the scalars are in bit-reversed order.
 static __global__ void scatter_kernel(const fr_t* scalars, bool montgomery, const uint32_t* index,
                                       uint32_t base, size_t n, msm_plan p, uint32_t w0,
                                       uint32_t w1, const uint32_t* offsets, uint32_t* fill,
@@ -411,7 +418,10 @@ static __global__ void scatter_kernel(const fr_t* scalars, bool montgomery, cons
   for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
     uint32_t s[8];
     load_scalar(scalars, i, montgomery, s);
-    const uint32_t point = index ? __ldg(index + i) : base + (uint32_t)i;
+    const uint32_t k = base + (uint32_t)i;
+    const uint32_t point = index ? __ldg(index + i)
+                           : p.bitrev_lg ? __brev(k) >> (32 - p.bitrev_lg)
+                                         : k;
     for_each_digit(s, p, w0, w1, [&](uint32_t w, uint32_t b, bool neg) {
       const uint32_t key = w * p.buckets + b;
       const uint32_t at = offsets[key] + atomicAdd(&fill[key], 1u);
@@ -451,8 +461,18 @@ __device__ __noinline__ void mul_small_cold(xyzz_t<F>& acc, uint32_t k) {
 #ifndef G16_SLICE_MIN_BLOCKS
 #define G16_SLICE_MIN_BLOCKS 3
 #endif
+// G2's additions hold twice the field elements: at 168 registers its slice kernel spills 1,540
+// bytes per thread (sm_90), at 255 (2 blocks) 184. G16_G2_SLICE_MIN_BLOCKS (a tuning switch)
+// sets its blocks per SM apart from G1's.
+#ifndef G16_G2_SLICE_MIN_BLOCKS
+#define G16_G2_SLICE_MIN_BLOCKS G16_SLICE_MIN_BLOCKS
+#endif
 template <class F>
-__global__ void __launch_bounds__(128, G16_SLICE_MIN_BLOCKS)
+constexpr int slice_min_blocks() {
+  return std::is_same<F, fp_t>::value ? G16_SLICE_MIN_BLOCKS : G16_G2_SLICE_MIN_BLOCKS;
+}
+template <class F>
+__global__ void __launch_bounds__(128, slice_min_blocks<F>())
     slice_kernel(const affine_t<F>* points, size_t n_points, const uint32_t* entries,
                  const uint32_t* offsets, uint32_t keys, uint32_t slice, xyzz_t<F>* heads,
                  size_t max_slices, xyzz_t<F>* buckets) {
@@ -644,7 +664,7 @@ cudaError_t msm(const affine_t<F>* points, size_t n_points, const uint32_t* inde
   msm_plan p;
   if (!make_msm_plan(n, sizeof(P), ba_affine_bytes<F>(), strategy, &p) ||
       workspace_bytes < p.total || points == nullptr || scalars == nullptr ||
-      workspace == nullptr || result == nullptr)
+      workspace == nullptr || result == nullptr || (p.bitrev_lg != 0 && index != nullptr))
     return cudaErrorInvalidValue;
   char* ws = static_cast<char*>(workspace);
   uint32_t* counts = reinterpret_cast<uint32_t*>(ws + p.off_counts);

@@ -382,10 +382,17 @@ G16_HD pass_args make_coset_pass_args(fr_t* data, const fr_t* table, const table
 // quotient also the point-wise kernel's (2^(L+7) bytes). Only plans of three passes fuse (2^20
 // and up; 2^21 with tiles of 2^11): smaller sizes gain little. Their bit-0 passes are
 // kFusedMinK..kTileLog bits wide, their top passes kFusedMinK..kInnerLog.
-// Built only with -DG16_NTT_FUSE_H for now: written in a session without a GPU, so not yet
-// measured or run on one (the host emulation checks it). The seven fused kernels take ntt.cu's
-// sm_90 compile from 85 to 143 s, for every architecture built. Without the switch ntt_lde and
+// Measured on the H200 (2^27): the joins take each polynomial's LDE from 76.4 to 75.2 ms, so
+// they are built by default (G16_NTT_SEPARATE_H, a tuning switch, turns them off). The quotient
+// kernels made the whole H 1.017x slower at 3 blocks per SM (they spill) and 1.075x at 2, so
+// they are built only with -DG16_NTT_FUSE_QUOTIENT. Without the kernels ntt_lde and
 // ntt_lde_quotient run the separate passes.
+#if !defined(G16_NTT_SEPARATE_H) && !defined(G16_NTT_FUSE_H)
+#define G16_NTT_FUSE_H 1
+#endif
+#if defined(G16_NTT_SEPARATE_H) && defined(G16_NTT_FUSE_QUOTIENT)
+#error "G16_NTT_FUSE_QUOTIENT needs the joins (drop G16_NTT_SEPARATE_H)"
+#endif
 constexpr uint32_t kFusedMinK = 7;
 enum class step_kind : uint32_t { pass, join, quotient };
 struct fused_step {
@@ -831,6 +838,7 @@ __global__ void __launch_bounds__(kMaxThreads, G16_NTT_MIN_BLOCKS)
   F.store();
 }
 
+#if defined(G16_NTT_FUSE_QUOTIENT)
 // A quotient step (see fused_step): c's last coset pass, a b - c, a's first inverse coset pass
 // (both twisted top passes). At 3 blocks per SM ptxas spills 104-140 bytes per thread here
 // (28 in a pass kernel); G16_NTT_QUOTIENT_MIN_BLOCKS (a tuning switch) trades warps for them.
@@ -851,6 +859,7 @@ __global__ void __launch_bounds__(kMaxThreads, G16_NTT_QUOTIENT_MIN_BLOCKS)
   run_rounds<K, false, true, 0>(Q);
   Q.store();
 }
+#endif  // G16_NTT_FUSE_QUOTIENT
 
 // Shared memory of a pass's block, raising the kernel's limit when above the default 48 KiB.
 template <typename Kernel>
@@ -873,6 +882,7 @@ cudaError_t launch_join(const fused_step& st, cudaStream_t s) {
   }
 }
 
+#if defined(G16_NTT_FUSE_QUOTIENT)
 template <int K>
 cudaError_t launch_quotient(const fused_step& st, cudaStream_t s) {
   if constexpr (K > (int)kInnerLog || K < (int)kFusedMinK) {
@@ -894,6 +904,11 @@ cudaError_t dispatch_quotient(const fused_step& st, cudaStream_t s) {
     default: return cudaErrorInvalidValue;
   }
 }
+#else
+cudaError_t dispatch_quotient(const fused_step&, cudaStream_t) {
+  return cudaErrorInvalidValue;  // not built: ntt_lde_quotient makes no quotient steps
+}
+#endif  // G16_NTT_FUSE_QUOTIENT
 
 cudaError_t dispatch_join(const fused_step& st, cudaStream_t s) {
   switch (st.p.k) {
@@ -1114,7 +1129,7 @@ cudaError_t ntt_lde_quotient(fr_t* a, const fr_t* b, fr_t* c, uint32_t lg_n, con
       !lde_args_ok(lg_n, table, lg_max, coset, top, top_lg))
     return cudaErrorInvalidValue;
   const top_table tt(top, top_lg);
-#if defined(G16_NTT_FUSE_H)
+#if defined(G16_NTT_FUSE_H) && defined(G16_NTT_FUSE_QUOTIENT)
   if (h_fusable(lg_n)) {
     fused_step steps[kMaxFusedSteps];
     const uint32_t n = quotient_steps(a, b, c, lg_n, table, table_layout(lg_max), coset,

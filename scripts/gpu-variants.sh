@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# gpu-variants.sh OUT_DIR "name:nvcc flags;name:nvcc flags;...": builds gpu_bench (and the tests
-# in GPU_VARIANT_TESTS, default gpu_field gpu_ntt gpu_msm) once per variant of the kernels'
+# gpu-variants.sh OUT_DIR "name:nvcc flags;name:nvcc flags;...": builds the examples in
+# GPU_VARIANT_EXAMPLES (default gpu_bench; `bench` for whole partitions) and the tests in
+# GPU_VARIANT_TESTS (default gpu_field gpu_ntt gpu_msm) once per variant of the kernels'
 # compile-time switches (GROTH16_C2_NVCC_FLAGS, e.g. -DG16_MUL_EVEN_ODD or
 # -DG16_NTT_MIN_BLOCKS=2), release, --features cuda,bellpepper,gpu-test-kernels, stripped,
 # into OUT_DIR/<name>/. Pack them beside a baseline for scripts/gpu-ab.sh with
@@ -10,7 +11,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:?usage: gpu-variants.sh OUT_DIR "name:flags;..."}
 specs=${2:?usage: gpu-variants.sh OUT_DIR "name:flags;..."}
-tests=${GPU_VARIANT_TESTS:-gpu_field gpu_ntt gpu_msm}
+tests=${GPU_VARIANT_TESTS-gpu_field gpu_ntt gpu_msm}
+examples=${GPU_VARIANT_EXAMPLES:-gpu_bench}
 if ! command -v nvcc >/dev/null && [ -z "${NVCC:-}" ] && [ -f .cuda-venv/cuda.env ]; then
     # shellcheck disable=SC1091
     source .cuda-venv/cuda.env
@@ -23,11 +25,15 @@ for spec in "${variants[@]}"; do
     mkdir -p "$out/$name"
     tests_args=()
     for t in $tests; do tests_args+=(--test "$t"); done
+    examples_args=()
+    for e in $examples; do examples_args+=(--example "$e"); done
     {
         GROTH16_C2_NVCC_FLAGS="$flags" cargo build --release --features cuda,bellpepper,gpu-test-kernels \
-            --target-dir target/gpu-variants-build --example gpu_bench --message-format=json-render-diagnostics
-        GROTH16_C2_NVCC_FLAGS="$flags" cargo test --release --features cuda,bellpepper,gpu-test-kernels \
-            --target-dir target/gpu-variants-build "${tests_args[@]}" --no-run --message-format=json-render-diagnostics
+            --target-dir target/gpu-variants-build "${examples_args[@]}" --message-format=json-render-diagnostics
+        if [ ${#tests_args[@]} -gt 0 ]; then
+            GROTH16_C2_NVCC_FLAGS="$flags" cargo test --release --features cuda,bellpepper,gpu-test-kernels \
+                --target-dir target/gpu-variants-build "${tests_args[@]}" --no-run --message-format=json-render-diagnostics
+        fi
     } | python3 -c '
 import json, shutil, sys
 out = sys.argv[1]

@@ -612,6 +612,64 @@ fn g1_msm_2_pow_24() {
 }
 gpu_test!(g2_batch_addition, sums::<G2Projective>(&G2_SUM_LENS));
 
+/// The H MSM's order: scalar k with point bitrev(k). The H shape (2^b - 1 scalars and points:
+/// the reversed indices never reach the last point), fewer scalars than 2^b with every point
+/// there, fewer points than reversed indices (those positions count as the identity), one
+/// scalar, and edge values among random ones; every strategy (the chunked rounds reverse the
+/// chunks' global positions). Oracle: blstrs or the CPU backend over the permuted points.
+#[test]
+fn g1_msm_bit_reversed_scalars() {
+    if !gpu_or_skip("g1_msm_bit_reversed_scalars") {
+        return;
+    }
+    let all = <G1Projective as TestCurve>::points();
+    let rev = |k: usize, bits: u32| (k as u32).reverse_bits() >> (32 - bits);
+    // (bits, scalars, points)
+    let cases = [
+        (1, 1, 1),
+        (1, 2, 2),
+        (3, 7, 7),
+        (3, 8, 5),
+        (10, 1023, 1023),
+        (10, 1000, 1024),
+        (13, 5000, 8191),
+        (16, (1 << 16) - 1, (1 << 16) - 1),
+        (20, (1 << 20) - 1, (1 << 20) - 1),
+    ];
+    for (i, &(bits, n, n_points)) in cases.iter().enumerate() {
+        let points = &all[..n_points];
+        let mut s = random_scalars(n, 1700 + i as u64);
+        for (k, x) in s.iter_mut().enumerate() {
+            match k % 13 {
+                2 => *x = Scalar::ZERO,
+                4 => *x = Scalar::ONE,
+                6 => *x = -Scalar::ONE,
+                _ => {}
+            }
+        }
+        let live: Vec<usize> = (0..n)
+            .filter(|&k| (rev(k, bits) as usize) < n_points)
+            .collect();
+        let idx: Vec<u32> = live.iter().map(|&k| rev(k, bits)).collect();
+        let sc: Vec<Scalar> = live.iter().map(|&k| s[k]).collect();
+        let want = oracle_msm::<G1Projective>(points, Some(&idx), &sc);
+        for strategy in G1_STRATEGIES {
+            let got = msm::msm_g1_bit_reversed(0, points, &s, bits, strategy).unwrap();
+            assert!(
+                got == want,
+                "G1 MSM of {n} bit-reversed scalars over {bits} bits, {n_points} points \
+                 ({strategy:?}): GPU {:?} != CPU {:?}",
+                got.to_affine(),
+                want.to_affine()
+            );
+        }
+    }
+    // More scalars than reversed indices, or no bits: an error, not a wrong sum.
+    let s = random_scalars(9, 1790);
+    assert!(msm::msm_g1_bit_reversed(0, &all[..16], &s, 3, MsmStrategy::Auto).is_err());
+    assert!(msm::msm_g1_bit_reversed(0, &all[..16], &s, 0, MsmStrategy::Auto).is_err());
+}
+
 #[test]
 fn g1_msm_montgomery_scalars() {
     if !gpu_or_skip("g1_msm_montgomery_scalars") {

@@ -153,6 +153,20 @@ int main() {
       if (!ok) bad++;
     }
   }
+  // The scalars' order (bits 16-20): bit-reversed over b bits takes at most 2^b scalars and
+  // leaves the sizes alone; bits above 20 are invalid.
+  {
+    msm_plan nat, rev;
+    const bool ok_nat = make_msm_plan(1023, 192, 0, kMsmAuto, &nat);
+    const bool ok_rev = make_msm_plan(1023, 192, 0, kMsmAuto | (10 << 16), &rev);
+    const bool ok = ok_nat && ok_rev && rev.bitrev_lg == 10 && nat.bitrev_lg == 0 &&
+                    rev.total == nat.total && make_msm_plan(1024, 192, 0, kMsmAuto | (10 << 16), &rev) &&
+                    !make_msm_plan(1025, 192, 0, kMsmAuto | (10 << 16), &rev) &&
+                    make_msm_plan(size_t(1) << 27, 192, 0, kMsmAuto | (27 << 16), &rev) &&
+                    !make_msm_plan(3, 192, 0, kMsmAuto | (1 << 21), &rev);
+    printf("bit-reversed order plans %s\n", ok ? "errs 0" : "errs 1");
+    if (!ok) bad++;
+  }
   printf(bad ? "FAILED %d\n" : "ALL OK\n", bad);
   return bad ? 1 : 0;
 }

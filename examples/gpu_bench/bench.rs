@@ -181,7 +181,7 @@ pub fn main() {
             state.copy.synchronize().unwrap();
         });
         let gpu_only = time(runs, || {
-            h::transform(state, [n, n, n], n, None).unwrap();
+            h::transform(state, [n, n, n], n, None, h::Order::BitReversed).unwrap();
             state.compute.synchronize().unwrap();
         });
         drop(pins);
@@ -399,7 +399,18 @@ fn ntt_variant(
             .collect();
         stream.synchronize().unwrap();
         return time(runs, || {
-            h::transform_on(stream, table, coset.as_ref(), &mut abc, [n; 3], n, None).unwrap();
+            let order = h::Order::BitReversed;
+            h::transform_on(
+                stream,
+                table,
+                coset.as_ref(),
+                &mut abc,
+                [n; 3],
+                n,
+                None,
+                order,
+            )
+            .unwrap();
             stream.synchronize().unwrap();
         });
     }
@@ -413,8 +424,8 @@ fn ntt_variant(
             }
             "lde" => {
                 match &coset {
-                    // The H step's sequence (one kernel fewer from 2^20 up with
-                    // -DG16_NTT_FUSE_H).
+                    // The H step's sequence (one kernel fewer from 2^20 up unless built
+                    // with -DG16_NTT_SEPARATE_H).
                     Some(coset) => ntt_lde(d, table, coset, stream).unwrap(),
                     None => {
                         ntt(d, lg, true, false, true, table, stream).unwrap();

@@ -8,9 +8,11 @@
 //! 2^11..2^28 the scalings and the constant factors are folded into the coset transforms'
 //! passes ([`ntt_coset`](super::kernels::ntt_coset)), so no pass of its own touches the vectors
 //! for them. [`ntt_lde`] (for `a` and `b`) and [`ntt_lde_quotient`] (for `c`, the point-wise
-//! step and the inverse) can run the passes that work on the same tiles as one kernel (nvcc
-//! switch `-DG16_NTT_FUSE_H`, off until measured): four round trips of a vector through global
-//! memory fewer, and no point-wise kernel.
+//! step and the inverse) run the two passes of each polynomial's LDE that work on the same tiles
+//! as one kernel from 2^20 up (one round trip of the vector through global memory fewer; nvcc
+//! switch `-DG16_NTT_SEPARATE_H` to compare). The quotient step's fusion (c's last pass, the
+//! point-wise step and a's first inverse pass) measured slower and is built only with
+//! `-DG16_NTT_FUSE_QUOTIENT`.
 
 use std::mem::MaybeUninit;
 
@@ -51,7 +53,13 @@ pub fn h_polynomial(
         buf.upload_async(src, &state.copy)?;
         ev.record(&state.copy)?;
     }
-    transform(state, [a.len(), b.len(), c.len()], n, Some(&arrived))?;
+    transform(
+        state,
+        [a.len(), b.len(), c.len()],
+        n,
+        Some(&arrived),
+        Order::Natural,
+    )?;
 
     let mut h: Vec<MaybeUninit<Scalar>> = Vec::with_capacity(n - 1);
     h.resize(n - 1, MaybeUninit::uninit());
@@ -142,15 +150,26 @@ fn prepare_top(state: &mut DeviceState, lg_n: u32, still_needed: usize) -> Resul
 /// `cudaErrorMemoryAllocation`.
 const CUDA_ERROR_MEMORY_ALLOCATION: i32 = 2;
 
+/// The order [`transform`] leaves `h`'s coefficients in.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Order {
+    Natural,
+    /// Position k holds coefficient `bitrev(k)` (over log2 n bits): what the last inverse
+    /// transform produces, saving a permutation pass when the consumer (the H MSM) can read
+    /// its scalars in that order.
+    BitReversed,
+}
+
 /// The transform on the device: `abc[i]` holds `lens[i]` uploaded values (the rest is zeroed
 /// here); when `arrived` is given, each vector waits for its upload event first. Leaves the `n`
-/// coefficients of `h` (the last one zero for a satisfied circuit) in `abc[0]`. Queued on the
-/// compute stream; the caller synchronises.
+/// coefficients of `h` (the last one zero for a satisfied circuit) in `abc[0]`, in `order`.
+/// Queued on the compute stream; the caller synchronises.
 pub fn transform(
     state: &mut DeviceState,
     lens: [usize; 3],
     n: usize,
     arrived: Option<&[Event; 3]>,
+    order: Order,
 ) -> Result<()> {
     let DeviceState {
         compute,
@@ -161,11 +180,12 @@ pub fn transform(
     } = state;
     let table = table.as_ref().expect("prepare builds the table");
     let coset = coset.iter().find(|c| c.lg_n == n.trailing_zeros());
-    transform_on(compute, table, coset, abc, lens, n, arrived)
+    transform_on(compute, table, coset, abc, lens, n, arrived, order)
 }
 
 /// [`transform`] over explicit parts of the device state.
 /// `coset`, when given, holds the coset tables for `n` (the folded path).
+#[allow(clippy::too_many_arguments)]
 pub fn transform_on(
     compute: &Stream,
     table: &NttTable,
@@ -174,8 +194,10 @@ pub fn transform_on(
     lens: [usize; 3],
     n: usize,
     arrived: Option<&[Event; 3]>,
+    order: Order,
 ) -> Result<()> {
     let lg_n = n.trailing_zeros();
+    let reversed = order == Order::BitReversed;
     let g = Scalar::MULTIPLICATIVE_GENERATOR;
     let n_inv = Scalar::from(n as u64).invert().unwrap();
     let coset = coset.filter(|c| c.lg_n == lg_n);
@@ -201,10 +223,22 @@ pub fn transform_on(
     };
     if let Some(coset) = coset {
         // 1/(n Z(g)) and g^-i are in the inverse coset transform.
+        // It leaves h bit-reversed.
         ntt_lde_quotient(ha, hb, hc, table, coset, compute)?;
-        return bit_reverse(ha, lg_n, compute);
+        return if reversed {
+            Ok(())
+        } else {
+            bit_reverse(ha, lg_n, compute)
+        };
     }
     h_pointwise(ha, hb, hc, n, z_inv * n_inv, compute)?;
-    ntt(ha, lg_n, true, false, false, table, compute)?;
-    scale_powers(ha, lg_n, Scalar::ONE, g.invert().unwrap(), false, compute)
+    ntt(ha, lg_n, true, false, reversed, table, compute)?;
+    scale_powers(
+        ha,
+        lg_n,
+        Scalar::ONE,
+        g.invert().unwrap(),
+        reversed,
+        compute,
+    )
 }

@@ -221,9 +221,8 @@ pub fn ntt_coset(
 }
 
 /// One polynomial's move from evaluations on `H` (natural order) to evaluations on `g H`
-/// (natural order): the inverse NTT, then [`ntt_coset`] forward. Built with the nvcc switch
-/// `-DG16_NTT_FUSE_H` (not yet measured on a GPU, so off by default), the two passes that share
-/// their tiles run as one kernel from 2^20 up.
+/// (natural order): the inverse NTT, then [`ntt_coset`] forward. From 2^20 up the two passes
+/// that share their tiles run as one kernel (unless built with `-DG16_NTT_SEPARATE_H`).
 pub fn ntt_lde(
     data: &mut DeviceBuffer<Scalar>,
     table: &NttTable,
@@ -250,8 +249,8 @@ pub fn ntt_lde(
 
 /// The rest of the H step once `a` and `b` went through [`ntt_lde`]: [`ntt_lde`] on `c`, then
 /// `a = a b - c`, then the inverse [`ntt_coset`] of `a` (coefficients of `h` in bit-reversed
-/// order, in `a`); with `-DG16_NTT_FUSE_H` the passes that share their tiles run as one kernel
-/// from 2^20 up. `c` is left undefined.
+/// order, in `a`); with `-DG16_NTT_FUSE_QUOTIENT` the passes that share their tiles run as one
+/// kernel from 2^20 up (measured slower; see `cuda/ntt.cu`). `c` is left undefined.
 pub fn ntt_lde_quotient(
     a: &mut DeviceBuffer<Scalar>,
     b: &DeviceBuffer<Scalar>,
@@ -489,22 +488,28 @@ pub fn set_msm_window(bits: u32) -> Result<()> {
     Ok(())
 }
 
-/// `g16_msm`'s strategy argument: the strategy and the window width (`window` when it is not
-/// 0, else the width in force).
-fn msm_code(strategy: MsmStrategy, window: u32) -> i32 {
+/// `g16_msm`'s strategy argument: the strategy, the window width (`window` when it is not 0,
+/// else the width in force) and the scalars' order (`bit_reversed`, see [`MsmArgs`]).
+fn msm_code(strategy: MsmStrategy, window: u32, bit_reversed: u32) -> i32 {
     let window = if window != 0 {
         window
     } else {
         MSM_WINDOW.load(std::sync::atomic::Ordering::Relaxed)
     };
-    strategy as i32 | (window.min(255) as i32) << 8
+    // An order out of range makes the launcher refuse the call rather than wrap around.
+    let order = if bit_reversed < 32 {
+        bit_reversed
+    } else {
+        0x7f
+    };
+    strategy as i32 | (window.min(255) as i32) << 8 | (order as i32) << 16
 }
 
 /// Device workspace bytes for an MSM of `n` scalars (0: `n` is out of range) with `window`-bit
 /// windows (0: the width in force).
 pub fn msm_workspace_size(curve: Curve, n: usize, strategy: MsmStrategy, window: u32) -> usize {
     // SAFETY: a pure size computation.
-    unsafe { ffi::g16_msm_workspace_size(curve as i32, n, msm_code(strategy, window)) }
+    unsafe { ffi::g16_msm_workspace_size(curve as i32, n, msm_code(strategy, window, 0)) }
 }
 
 /// Device workspace bytes for a batch addition over `n_points` points.
@@ -526,6 +531,10 @@ pub struct MsmArgs {
     pub strategy: MsmStrategy,
     /// Window bits (0: the width in force, normally chosen from `n`).
     pub window: u32,
+    /// 0: scalar k goes with point k (or `index[k]`). Otherwise the scalars are in bit-reversed
+    /// order over this many bits: scalar k goes with point `bitrev(k)`, as the H step leaves
+    /// `h` (`n` at most 2^bits; `index` must be null).
+    pub bit_reversed: u32,
     pub workspace: *mut c_void,
     pub workspace_bytes: usize,
     pub result: *mut c_void,
@@ -546,7 +555,7 @@ pub unsafe fn msm(args: &MsmArgs, stream: &Stream) -> Result<()> {
             args.scalars,
             args.montgomery as i32,
             args.n,
-            msm_code(args.strategy, args.window),
+            msm_code(args.strategy, args.window, args.bit_reversed),
             args.workspace,
             args.workspace_bytes,
             args.result,

@@ -74,6 +74,25 @@ pub fn msm_g1_montgomery(
     msm::<G1, _>(device, points, None, scalars, true, strategy, 0)
 }
 
+/// `sum(scalars[k] * points[bitrev(k)])` over `bits`-bit reversal (`scalars.len() <= 2^bits`),
+/// Montgomery-form scalars: the H MSM's view of `h` as its transform leaves it. Positions whose
+/// reversed index is beyond `points` count as the identity.
+pub fn msm_g1_bit_reversed(
+    device: usize,
+    points: &[G1Affine],
+    scalars: &[Scalar],
+    bits: u32,
+    strategy: MsmStrategy,
+) -> Result<G1Projective> {
+    if bits == 0 || bits > 31 || scalars.len() > 1usize << bits {
+        return Err(Error::invalid(format!(
+            "{} scalars in bit-reversed order over {bits} bits",
+            scalars.len()
+        )));
+    }
+    msm_ordered::<G1, _>(device, points, None, scalars, true, strategy, 0, bits)
+}
+
 /// The sum of the points whose bit is set.
 pub fn sum_g1(device: usize, points: &[G1Affine], ones: &OnesBitmap) -> Result<G1Projective> {
     sum::<G1>(device, points, ones)
@@ -196,6 +215,7 @@ pub(crate) fn msm_args<C: GpuCurve>(
         n,
         strategy,
         window,
+        bit_reversed: 0,
         workspace: ws.as_mut_ptr(),
         workspace_bytes: ws.len(),
         result: result.as_mut_ptr(),
@@ -227,11 +247,28 @@ fn msm<C: GpuCurve, S>(
     strategy: MsmStrategy,
     window: u32,
 ) -> Result<C::Projective> {
-    let n = scalars.len();
     match indices {
-        Some(idx) => assert_eq!(idx.len(), n, "one index per scalar"),
-        None => assert!(points.len() >= n, "one point per scalar"),
+        Some(idx) => assert_eq!(idx.len(), scalars.len(), "one index per scalar"),
+        None => assert!(points.len() >= scalars.len(), "one point per scalar"),
     }
+    msm_ordered::<C, S>(
+        device, points, indices, scalars, montgomery, strategy, window, 0,
+    )
+}
+
+/// [`msm`] with the scalars' order (`bit_reversed`, see [`MsmArgs`]).
+#[allow(clippy::too_many_arguments)]
+fn msm_ordered<C: GpuCurve, S>(
+    device: usize,
+    points: &[C::Affine],
+    indices: Option<&[u32]>,
+    scalars: &[S],
+    montgomery: bool,
+    strategy: MsmStrategy,
+    window: u32,
+    bit_reversed: u32,
+) -> Result<C::Projective> {
+    let n = scalars.len();
     if n == 0 {
         return Ok(C::Projective::identity());
     }
@@ -239,7 +276,7 @@ fn msm<C: GpuCurve, S>(
     let state = guard.as_mut().expect("lock_device creates the state");
     let stream = &state.compute;
     let d_points = upload(
-        if indices.is_some() {
+        if indices.is_some() || bit_reversed != 0 {
             points
         } else {
             &points[..n]
@@ -250,7 +287,7 @@ fn msm<C: GpuCurve, S>(
     let d_scalars = upload(scalar_bytes(scalars), stream)?;
     let mut ws = DeviceBuffer::<u8>::new(workspace_for::<C>(n, strategy, window)?)?;
     let mut result = DeviceBuffer::<C::Xyzz>::new(1)?;
-    let args = msm_args::<C>(
+    let mut args = msm_args::<C>(
         &d_points,
         d_index.as_ref(),
         d_scalars.as_ptr(),
@@ -261,6 +298,7 @@ fn msm<C: GpuCurve, S>(
         &mut ws,
         &mut result,
     );
+    args.bit_reversed = bit_reversed;
     // SAFETY: every buffer is live and sized as the launcher requires.
     unsafe { kernels::msm(&args, stream)? };
     download_one::<C>(&result, stream)

@@ -245,7 +245,8 @@ fn run(
     };
     marks[1].record(compute)?;
 
-    // H: the transform leaves h (Montgomery form) in abc[0]; its MSM reads it in place.
+    // H: the transform leaves h (Montgomery form, bit-reversed order) in abc[0]; its MSM reads
+    // it in place.
     let h_scalars = if n > 1 {
         h::transform_on(
             compute,
@@ -255,6 +256,7 @@ fn run(
             inputs.abc.map(<[Scalar]>::len),
             n,
             Some(&arrived),
+            h::Order::BitReversed,
         )?;
         abc[0].as_ptr()
     } else {
@@ -270,6 +272,9 @@ fn run(
         n: n - 1,
         strategy: MsmStrategy::configured(),
         window: 0,
+        // h as the transform leaves it: position k holds coefficient bitrev(k), and position
+        // n - 1 (coefficient n - 1, outside the query) is the one the n - 1 scalars leave out.
+        bit_reversed: n.trailing_zeros(),
         workspace: ws_ptr,
         workspace_bytes: ws_len,
         result: slot(0),
@@ -376,6 +381,7 @@ fn tail_args(
         n: q.tail_points.len(),
         strategy: base.strategy,
         window: 0,
+        bit_reversed: 0,
         workspace: base.workspace,
         workspace_bytes: base.workspace_bytes,
         result,
