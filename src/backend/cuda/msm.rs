@@ -31,7 +31,7 @@ pub fn msm_g1_with(
     scalars: &[blst_scalar],
     strategy: MsmStrategy,
 ) -> Result<G1Projective> {
-    msm::<G1, _>(device, points, indices, scalars, false, strategy, 0)
+    msm::<G1, _>(device, points, indices, scalars, false, strategy, 0, 0)
 }
 
 /// As [`msm_g1_with`], with `window`-bit windows (4..=24; 0: chosen from the size).
@@ -43,7 +43,7 @@ pub fn msm_g1_window(
     strategy: MsmStrategy,
     window: u32,
 ) -> Result<G1Projective> {
-    msm::<G1, _>(device, points, indices, scalars, false, strategy, window)
+    msm::<G1, _>(device, points, indices, scalars, false, strategy, window, 0)
 }
 
 /// As [`msm_g1`], over G2.
@@ -61,6 +61,7 @@ pub fn msm_g2(
         false,
         MsmStrategy::configured(),
         0,
+        0,
     )
 }
 
@@ -71,7 +72,7 @@ pub fn msm_g1_montgomery(
     scalars: &[Scalar],
     strategy: MsmStrategy,
 ) -> Result<G1Projective> {
-    msm::<G1, _>(device, points, None, scalars, true, strategy, 0)
+    msm::<G1, _>(device, points, None, scalars, true, strategy, 0, 0)
 }
 
 /// `sum(scalars[k] * points[bitrev(k)])` over `bits`-bit reversal (`scalars.len() <= 2^bits`),
@@ -90,7 +91,7 @@ pub fn msm_g1_bit_reversed(
             scalars.len()
         )));
     }
-    msm_ordered::<G1, _>(device, points, None, scalars, true, strategy, 0, bits)
+    msm::<G1, _>(device, points, None, scalars, true, strategy, 0, bits)
 }
 
 /// The sum of the points whose bit is set.
@@ -238,27 +239,9 @@ fn download_one<C: GpuCurve>(
     Ok(C::to_projective(&host[0]))
 }
 
-fn msm<C: GpuCurve, S>(
-    device: usize,
-    points: &[C::Affine],
-    indices: Option<&[u32]>,
-    scalars: &[S],
-    montgomery: bool,
-    strategy: MsmStrategy,
-    window: u32,
-) -> Result<C::Projective> {
-    match indices {
-        Some(idx) => assert_eq!(idx.len(), scalars.len(), "one index per scalar"),
-        None => assert!(points.len() >= scalars.len(), "one point per scalar"),
-    }
-    msm_ordered::<C, S>(
-        device, points, indices, scalars, montgomery, strategy, window, 0,
-    )
-}
-
-/// [`msm`] with the scalars' order (`bit_reversed`, see [`MsmArgs`]).
+/// `bit_reversed`: the scalars' order (see [`MsmArgs`]); 0 for natural order.
 #[allow(clippy::too_many_arguments)]
-fn msm_ordered<C: GpuCurve, S>(
+fn msm<C: GpuCurve, S>(
     device: usize,
     points: &[C::Affine],
     indices: Option<&[u32]>,
@@ -269,6 +252,11 @@ fn msm_ordered<C: GpuCurve, S>(
     bit_reversed: u32,
 ) -> Result<C::Projective> {
     let n = scalars.len();
+    match indices {
+        Some(idx) => assert_eq!(idx.len(), n, "one index per scalar"),
+        None if bit_reversed == 0 => assert!(points.len() >= n, "one point per scalar"),
+        None => {}
+    }
     if n == 0 {
         return Ok(C::Projective::identity());
     }
