@@ -151,6 +151,8 @@ cudaError_t g1_msm(const g1_affine_t* points, size_t n_points, const uint32_t* i
 cudaError_t g2_msm(const g2_affine_t* points, size_t n_points, const uint32_t* index,
                    const fr_t* scalars, bool montgomery, size_t n, int strategy, void* ws,
                    size_t ws_bytes, g2_xyzz_t* result, cudaStream_t s);
+cudaError_t g1_msm_precompute(g1_affine_t* points, size_t n_points, uint32_t c, uint32_t copies,
+                              cudaStream_t s);
 size_t g1_batch_add_workspace_size(size_t n_points);
 size_t g2_batch_add_workspace_size(size_t n_points);
 cudaError_t g1_batch_add(const g1_affine_t* points, size_t n_points, const uint64_t* bitmap,

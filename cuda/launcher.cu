@@ -135,6 +135,13 @@ int g16_msm(int curve, const void* points, size_t n_points, const uint32_t* inde
   }
 }
 
+int g16_msm_precompute(int curve, void* points, size_t n_points, uint32_t window, uint32_t copies,
+                       g16_stream_t stream) {
+  if (curve != 1) return (int)cudaErrorInvalidValue;
+  return (int)g16::g1_msm_precompute(static_cast<g16::g1_affine_t*>(points), n_points, window,
+                                     copies, stream_of(stream));
+}
+
 size_t g16_batch_add_workspace_size(int curve, size_t n_points) {
   switch (curve) {
     case 1: return g16::g1_batch_add_workspace_size(n_points);

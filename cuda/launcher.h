@@ -127,10 +127,20 @@ int g16_curve_test_op(int curve, int op, const void* a, const void* b, void* out
 // slices), 3 batch-affine rounds over chunks of 4096 scalars (for tests); bits 8-15 force the
 // window width (0: chosen from n; else 4..24); bits 16-20, with index NULL, give the scalars'
 // order: 0 natural, else bit-reversed over that many bits (scalar k goes with
-// points[bitrev(k)]; n <= 2^bits); any other value is invalid. `workspace` must hold g16_msm_workspace_size(curve, n, strategy)
+// points[bitrev(k)]; n <= 2^bits); bits 21-25 the precomputed copies m of the points (0 or 1:
+// none; G1 and slices only, 2 <= m <= ceil(256 / c) with the window c forced in bits 8-15):
+// `points` then holds m * n_points points, copy j = 2^(c j) times copy 0, as
+// g16_msm_precompute leaves them (m * n_points < 2^31); any other value is invalid. `workspace` must hold g16_msm_workspace_size(curve, n, strategy)
 // bytes (0 means n or strategy is out of range). result: one XYZZ point in device memory; n = 0
 // gives the identity.
 size_t g16_msm_workspace_size(int curve, size_t n, int strategy);
+// Precomputed multiples for g16_msm's copies (G1 only: curve = 1): `points` holds
+// copies * n_points affine points with copy 0 (the first n_points) filled; fills copy j =
+// 2^(window j) times copy 0 for 0 < j < copies. 4 <= window <= 24, 2 <= copies <=
+// ceil(256 / window), copies * n_points < 2^31. A window c with m copies makes an MSM add each
+// point ceil(256 / c) times but reduce only ceil(256 / c) / m sets of 2^(c-1) buckets.
+int g16_msm_precompute(int curve, void* points, size_t n_points, uint32_t window, uint32_t copies,
+                       g16_stream_t stream);
 int g16_msm(int curve, const void* points, size_t n_points, const uint32_t* index,
             const void* scalars, int montgomery, size_t n, int strategy, void* workspace,
             size_t workspace_bytes, void* result, g16_stream_t stream);

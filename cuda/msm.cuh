@@ -16,6 +16,13 @@
 //   segments one thread per run of buckets: running sums give sum (j + 1) * bucket_j
 //   reduce   tree of sums down to one point per window
 // then one thread combines the windows (Horner with c doublings per window).
+//
+// Precomputed multiples (`copies` m > 1, msm_precompute): the points buffer holds m copies,
+// copy j = 2^(c j) P, so windows w and w + 1 of one group of m share one set of buckets: a
+// digit of window w goes to group w / m's bucket with point (w % m) n_points + i. The bucket
+// sums, segments and reductions then run once per group instead of once per window, and the
+// combination doubles c m times per group. That makes wide windows (fewer additions) pay:
+// their 2^(c-1) buckets cost about nine additions each, once per group.
 #ifndef GROTH16_C2_MSM_CUH
 #define GROTH16_C2_MSM_CUH
 
@@ -55,6 +62,8 @@ struct msm_plan {
   size_t ba_slots[2];    // positions of the even and odd rounds' sums (batch-affine only)
   uint32_t scan_chunks;  // chunks of the multi-block scan (used above kSingleBlockScanKeys keys)
   uint32_t bitrev_lg;    // 0: scalar k goes with point k; else with point bitrev(k) of this many bits
+  uint32_t copies;       // m: precomputed multiples per point (1: none); windows of a group share buckets
+  uint32_t groups;       // ceil(windows / m): bucket sets, combined with c m doublings apart
   // Workspace layout (byte offsets).
   size_t off_counts, off_offsets, off_entries, off_heads, off_buckets, off_segs, off_windows,
       off_chunks, off_ba_off, off_ba_cnt, off_ba_flags, off_ba_buf[2], total;
@@ -94,19 +103,49 @@ G16_HD uint32_t lg_floor(uint64_t n) {
 
 G16_HD size_t align_up(size_t x) { return (x + 255) & ~size_t(255); }
 
+// Bucket sets of a pass over `windows` windows (its first window a multiple of p.copies).
+G16_HD uint32_t pass_groups(const msm_plan& p, uint32_t windows) {
+  return (windows + p.copies - 1) / p.copies;
+}
+
+// A digit of window w (counted from the pass's first) with magnitude b + 1: its bucket key in
+// the pass, and the copy of the points it adds (point index offset: copy * n_points).
+G16_HD uint32_t digit_key(const msm_plan& p, uint32_t w, uint32_t b) {
+  return (p.copies == 1 ? w : w / p.copies) * p.buckets + b;
+}
+G16_HD uint32_t digit_copy(const msm_plan& p, uint32_t w) {
+  return p.copies == 1 ? 0 : w % p.copies;
+}
+
+// A sorted entry: the point's index in its copy (copy * n_points + point; a point at or past
+// n_points is the identity and stays past every copy), the digit's sign in bit 31. The caller
+// keeps copies * n_points below 2^31.
+constexpr uint32_t kEntrySign = 0x80000000u;
+constexpr uint32_t kEntryNoPoint = 0x7fffffffu;
+G16_HD uint32_t digit_entry(uint32_t point, uint32_t copy, size_t n_points, bool neg) {
+  const uint32_t idx = point < n_points ? point + copy * uint32_t(n_points) : kEntryNoPoint;
+  return idx | (neg ? kEntrySign : 0u);
+}
+
 // xyzz_bytes: sizeof(xyzz_t) of the curve; affine_bytes: sizeof(affine_t), or 0 where the
 // batch-affine rounds are not built (then the slices run). Returns false if n is too large.
 // `code`: the strategy in bits 0-7, a forced window width in bits 8-15 (0: from n; 4..24),
-// and in bits 16-20 the scalars' order: 0 natural, else bit-reversed over that many bits
-// (n <= 2^bits; the H step's h comes out of its last transform that way).
+// in bits 16-20 the scalars' order: 0 natural, else bit-reversed over that many bits
+// (n <= 2^bits; the H step's h comes out of its last transform that way), and in bits 21-25
+// the precomputed copies m of the points (0 or 1: none; else 2..windows, slices only, with a
+// forced width: the copies were made for it).
 inline bool make_msm_plan(size_t n, size_t xyzz_bytes, size_t affine_bytes, int code,
                           msm_plan* p) {
   if (n == 0 || n >= (size_t(1) << 31) || code < 0) return false;
   const int strategy = code & 0xff;
   const uint32_t forced = (uint32_t(code) >> 8) & 0xff;
   const uint32_t bitrev_lg = (uint32_t(code) >> 16) & 0x1f;
-  if (strategy > kMsmAffineTestChunks || (uint32_t(code) >> 21) != 0) return false;
+  uint32_t copies = (uint32_t(code) >> 21) & 0x1f;
+  if (strategy > kMsmAffineTestChunks || (uint32_t(code) >> 26) != 0) return false;
   if (forced != 0 && (forced < 4 || forced > 24)) return false;
+  if (copies == 0) copies = 1;
+  if (copies > 1 && (forced == 0 || strategy == kMsmAffine || strategy == kMsmAffineTestChunks))
+    return false;
   if (bitrev_lg != 0 && n > (size_t(1) << bitrev_lg)) return false;
   p->bitrev_lg = bitrev_lg;
   const uint32_t lg = lg_floor(n);
@@ -118,15 +157,21 @@ inline bool make_msm_plan(size_t n, size_t xyzz_bytes, size_t affine_bytes, int 
   p->c = c;
   p->windows = (256 + c - 1) / c;
   p->buckets = 1u << (c - 1);
+  if (copies > p->windows) return false;
+  p->copies = copies;
+  p->groups = (p->windows + copies - 1) / copies;
   p->affine = affine_bytes != 0 && (strategy == kMsmAffine || strategy == kMsmAffineTestChunks);
   const size_t most = strategy == kMsmAffineTestChunks ? kBaTestChunk : kBaMaxEntries;
   p->chunk = p->affine && n > most ? most : n;
   // At most 2^28 entries (1 GiB) per pass for the slices, kBaMaxEntries for the rounds.
   uint64_t per = (p->affine ? kBaMaxEntries : (uint64_t(1) << 28)) / p->chunk;
-  if (per < 1) per = 1;
+  // With copies, whole groups per pass (their windows share buckets).
+  per = per / copies * copies;
+  if (per < copies) per = copies;
   if (per > p->windows) per = p->windows;
   p->per_pass = (uint32_t)per;
   p->max_entries = p->chunk * p->per_pass;
+  if (p->max_entries >= (uint64_t(1) << 32)) return false;  // entry offsets are 32-bit
   p->rounds = p->affine ? ba_rounds(p->chunk) : 0;
   // About 2^20 slices per pass: enough threads to fill the GPU several times over, and few
   // enough that the flushes (one per bucket boundary) and the head slots stay cheap.
@@ -134,7 +179,7 @@ inline bool make_msm_plan(size_t n, size_t xyzz_bytes, size_t affine_bytes, int 
   if (t < 16) t = 16;
   if (t > 256) t = 256;
   p->slice = (uint32_t)t;
-  const size_t keys = size_t(p->per_pass) * p->buckets;
+  const size_t keys = size_t(pass_groups(*p, p->per_pass)) * p->buckets;
   p->max_slices = p->affine ? 0 : (p->max_entries + p->slice - 1) / p->slice;
   p->ba_slots[0] = p->ba_slots[1] = 0;
   size_t positions = p->max_entries;
@@ -249,32 +294,20 @@ inline size_t batch_add_partials(size_t n_points) {
   return (words + kBatchWordsPerThread - 1) / kBatchWordsPerThread;
 }
 
-#if defined(__CUDACC__)
-
-namespace msm_detail {
-
-constexpr uint32_t kSignBit = 0x80000000u;
-
+// The scalars' signed digits, shared by the kernels and the host check (emu_msm.cpp).
 // c bits of the scalar at bit `off` (c <= 32, off < 256).
-__device__ __forceinline__ uint32_t scalar_bits(const uint32_t s[8], uint32_t off, uint32_t c) {
+G16_HD uint32_t scalar_bits(const uint32_t s[8], uint32_t off, uint32_t c) {
   const uint32_t limb = off >> 5, sh = off & 31;
   uint64_t v = s[limb];
   if (limb + 1 < 8) v |= uint64_t(s[limb + 1]) << 32;
   return uint32_t(v >> sh) & ((1u << c) - 1);
 }
 
-__device__ __forceinline__ void load_scalar(const fr_t* scalars, size_t i, bool montgomery,
-                                            uint32_t s[8]) {
-  fr_t x = ldg_fr(scalars + i);
-  if (montgomery) x = x.from_mont();
-#pragma unroll
-  for (int k = 0; k < 8; k++) s[k] = x.v[k];
-}
-
-// Calls f(window, bucket, negative) for every nonzero signed digit of windows [w0, w1).
+// Calls f(window, bucket, negative) for every nonzero signed digit of windows [w0, w1), the
+// window counted from w0.
 template <class Fn>
-__device__ __forceinline__ void for_each_digit(const uint32_t s[8], const msm_plan& p, uint32_t w0,
-                                               uint32_t w1, Fn f) {
+G16_HD void for_each_digit(const uint32_t s[8], const msm_plan& p, uint32_t w0, uint32_t w1,
+                           Fn f) {
   const uint32_t half = p.buckets, full = 1u << p.c;
   uint32_t carry = 0;
   for (uint32_t w = 0; w < w1; w++) {
@@ -291,6 +324,20 @@ __device__ __forceinline__ void for_each_digit(const uint32_t s[8], const msm_pl
   }
 }
 
+#if defined(__CUDACC__)
+
+namespace msm_detail {
+
+constexpr uint32_t kSignBit = 0x80000000u;
+
+__device__ __forceinline__ void load_scalar(const fr_t* scalars, size_t i, bool montgomery,
+                                            uint32_t s[8]) {
+  fr_t x = ldg_fr(scalars + i);
+  if (montgomery) x = x.from_mont();
+#pragma unroll
+  for (int k = 0; k < 8; k++) s[k] = x.v[k];
+}
+
 static __global__ void count_kernel(const fr_t* scalars, bool montgomery, size_t n, msm_plan p, uint32_t w0,
                              uint32_t w1, uint32_t* counts) {
   const size_t stride = size_t(gridDim.x) * blockDim.x;
@@ -298,7 +345,7 @@ static __global__ void count_kernel(const fr_t* scalars, bool montgomery, size_t
     uint32_t s[8];
     load_scalar(scalars, i, montgomery, s);
     for_each_digit(s, p, w0, w1, [&](uint32_t w, uint32_t b, bool) {
-      atomicAdd(&counts[w * p.buckets + b], 1u);
+      atomicAdd(&counts[digit_key(p, w, b)], 1u);
     });
   }
 }
@@ -409,9 +456,11 @@ inline void scan_counts(uint32_t* counts, uint32_t keys, uint32_t* offsets, uint
 }
 
 // Scalar i's point is index[i], or without an index position k = base + i (base: the chunk's
-// first scalar), or bitrev(k) when the scalars are in bit-reversed order.
+// first scalar), or bitrev(k) when the scalars are in bit-reversed order; in the copy of the
+// digit's window (see digit_entry).
 static __global__ void scatter_kernel(const fr_t* scalars, bool montgomery, const uint32_t* index,
-                                      uint32_t base, size_t n, msm_plan p, uint32_t w0,
+                                      size_t n_points, uint32_t base, size_t n, msm_plan p,
+                                      uint32_t w0,
                                       uint32_t w1, const uint32_t* offsets, uint32_t* fill,
                                       uint32_t* entries) {
   const size_t stride = size_t(gridDim.x) * blockDim.x;
@@ -423,9 +472,9 @@ static __global__ void scatter_kernel(const fr_t* scalars, bool montgomery, cons
                            : p.bitrev_lg ? __brev(k) >> (32 - p.bitrev_lg)
                                          : k;
     for_each_digit(s, p, w0, w1, [&](uint32_t w, uint32_t b, bool neg) {
-      const uint32_t key = w * p.buckets + b;
+      const uint32_t key = digit_key(p, w, b);
       const uint32_t at = offsets[key] + atomicAdd(&fill[key], 1u);
-      entries[at] = point | (neg ? kSignBit : 0u);
+      entries[at] = digit_entry(point, digit_copy(p, w), n_points, neg);
     });
   }
 }
@@ -640,7 +689,50 @@ cudaError_t reduce_all(xyzz_t<F>* a, xyzz_t<F>* b, size_t m, size_t stop, cudaSt
   return cudaGetLastError();
 }
 
+// Copies 1..m-1 of the points (copy j = 2^(c j) P, affine, after copy 0 = P): c doublings per
+// copy in XYZZ, then back to affine with one inversion per warp and copy (ba_detail's
+// warp_batch_inverse: 32 lanes share it). Every lane of a warp runs the same number of rounds,
+// as the shared inversion needs all 32; lanes past n carry the identity and store nothing.
+template <class F>
+__global__ void __launch_bounds__(128) precompute_kernel(affine_t<F>* points, size_t n, uint32_t c,
+                                                         uint32_t copies) {
+  const size_t grid = size_t(gridDim.x) * blockDim.x;
+  const size_t rounds = (n + grid - 1) / grid;
+  for (size_t r = 0; r < rounds; r++) {
+    const size_t i = r * grid + size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    const bool live = i < n;
+    xyzz_t<F> acc = live ? xyzz_t<F>::from_affine(ldg_vec(points + i)) : xyzz_t<F>::inf();
+    for (uint32_t j = 1; j < copies; j++) {
+      for (uint32_t k = 0; k < c; k++) dbl_cold(acc);
+      const bool inf = acc.is_inf();
+      // 1/ZZ = ZZZ / (ZZ ZZZ) and 1/ZZZ = ZZ / (ZZ ZZZ); the identity inverts a stand-in 1.
+      const F inv = ba_detail::warp_batch_inverse(inf ? F::one() : acc.ZZ * acc.ZZZ);
+      affine_t<F> q{F::zero(), F::zero()};
+      if (!inf) {
+        q.x = acc.X * (inv * acc.ZZZ);
+        q.y = acc.Y * (inv * acc.ZZ);
+      }
+      if (live) st_vec(points + j * n + i, q);
+    }
+  }
+}
+
 }  // namespace msm_detail
+
+// Fills copies 1..copies-1 of `points` (copies * n_points affine points, copy 0 filled) with
+// 2^(c j) times copy 0, for MSMs with `copies` and window c in their strategy code (see
+// make_msm_plan). Built for G1 (msm_g1.cu).
+template <class F>
+cudaError_t msm_precompute(affine_t<F>* points, size_t n_points, uint32_t c, uint32_t copies,
+                           cudaStream_t s) {
+  using namespace msm_detail;
+  if (points == nullptr || c < 4 || c > 24 || copies < 2 || copies > 31 ||
+      copies > (256 + c - 1) / c || n_points >= (size_t(1) << 31) / copies)
+    return cudaErrorInvalidValue;
+  if (n_points == 0) return cudaSuccess;
+  precompute_kernel<F><<<blocks_for(n_points, 128), 128, 0, s>>>(points, n_points, c, copies);
+  return cudaGetLastError();
+}
 
 // The batch-affine rounds are built for G1 (fp_t) only.
 template <class F>
@@ -664,8 +756,11 @@ cudaError_t msm(const affine_t<F>* points, size_t n_points, const uint32_t* inde
   msm_plan p;
   if (!make_msm_plan(n, sizeof(P), ba_affine_bytes<F>(), strategy, &p) ||
       workspace_bytes < p.total || points == nullptr || scalars == nullptr ||
-      workspace == nullptr || result == nullptr || (p.bitrev_lg != 0 && index != nullptr))
+      workspace == nullptr || result == nullptr || (p.bitrev_lg != 0 && index != nullptr) ||
+      n_points >= (size_t(1) << 31) / p.copies)
     return cudaErrorInvalidValue;
+  // Every copy's points (see digit_entry); the slices read all of them.
+  const size_t all_points = n_points * p.copies;
   char* ws = static_cast<char*>(workspace);
   uint32_t* counts = reinterpret_cast<uint32_t*>(ws + p.off_counts);
   uint32_t* offsets = reinterpret_cast<uint32_t*>(ws + p.off_offsets);
@@ -675,7 +770,7 @@ cudaError_t msm(const affine_t<F>* points, size_t n_points, const uint32_t* inde
   P* segs = reinterpret_cast<P*>(ws + p.off_segs);
   P* windows = reinterpret_cast<P*>(ws + p.off_windows);
   uint32_t* chunk_e = reinterpret_cast<uint32_t*>(ws + p.off_chunks);
-  const uint32_t keys_full = p.per_pass * p.buckets;
+  const uint32_t keys_full = pass_groups(p, p.per_pass) * p.buckets;
   ba_buffers<F> ba;
   for (int b = 0; b < 2; b++) {
     ba.off[b] = reinterpret_cast<uint32_t*>(ws + p.off_ba_off) + b * (size_t(keys_full) + 1);
@@ -684,11 +779,13 @@ cudaError_t msm(const affine_t<F>* points, size_t n_points, const uint32_t* inde
   }
   ba.flags = reinterpret_cast<uint32_t*>(ws + p.off_ba_flags);
   const unsigned slice_blocks = blocks_for(p.max_slices, 128);
-  const uint32_t rounds = head_rounds(n, p.slice);
+  // A bucket holds at most one entry per scalar and window of its group.
+  const uint32_t rounds = head_rounds(n * p.copies, p.slice);
   cudaError_t err;
   for (uint32_t w0 = 0; w0 < p.windows; w0 += p.per_pass) {
     const uint32_t w1 = w0 + p.per_pass < p.windows ? w0 + p.per_pass : p.windows;
-    const uint32_t keys = (w1 - w0) * p.buckets;
+    const uint32_t groups = pass_groups(p, w1 - w0), g0 = w0 / p.copies;
+    const uint32_t keys = groups * p.buckets;
     for (size_t c0 = 0; c0 < n; c0 += p.chunk) {
       const size_t m = n - c0 < p.chunk ? n - c0 : p.chunk;
       const unsigned scalar_blocks = blocks_for(m, 256);
@@ -696,8 +793,9 @@ cudaError_t msm(const affine_t<F>* points, size_t n_points, const uint32_t* inde
       count_kernel<<<scalar_blocks, 256, 0, s>>>(scalars + c0, montgomery, m, p, w0, w1, counts);
       scan_counts(counts, keys, offsets, chunk_e, s);
       scatter_kernel<<<scalar_blocks, 256, 0, s>>>(scalars + c0, montgomery,
-                                                   index ? index + c0 : nullptr, (uint32_t)c0, m,
-                                                   p, w0, w1, offsets, counts, entries);
+                                                   index ? index + c0 : nullptr, n_points,
+                                                   (uint32_t)c0, m, p, w0, w1, offsets, counts,
+                                                   entries);
       if (p.affine) {
         // After the scatter counts[k] is bucket k's entry count again (its fill cursor).
         if constexpr (ba_affine_bytes<F>() != 0) {
@@ -707,7 +805,7 @@ cudaError_t msm(const affine_t<F>* points, size_t n_points, const uint32_t* inde
         }
         continue;
       }
-      slice_kernel<F><<<slice_blocks, 128, 0, s>>>(points, n_points, entries, offsets, keys,
+      slice_kernel<F><<<slice_blocks, 128, 0, s>>>(points, all_points, entries, offsets, keys,
                                                    p.slice, heads, p.max_slices, buckets);
       uint32_t stride = 1;
       for (uint32_t r = 0; r < rounds; r++, stride *= 8)
@@ -717,16 +815,17 @@ cudaError_t msm(const affine_t<F>* points, size_t n_points, const uint32_t* inde
                                                                     p.slice, buckets);
     }
     const uint32_t segs_per_window = p.buckets / p.seg;
-    const uint32_t n_segs = (w1 - w0) * segs_per_window;
+    const uint32_t n_segs = groups * segs_per_window;
     segment_kernel<F><<<blocks_for(n_segs, 128), 128, 0, s>>>(buckets, n_segs, segs_per_window,
                                                               p.buckets, p.seg, segs);
     P* sums;
-    if ((err = reduce_all<F>(segs, segs + n_segs, n_segs, w1 - w0, s, &sums))) return err;
-    if ((err = cudaMemcpyAsync(windows + w0, sums, (w1 - w0) * sizeof(P), cudaMemcpyDeviceToDevice,
+    if ((err = reduce_all<F>(segs, segs + n_segs, n_segs, groups, s, &sums))) return err;
+    if ((err = cudaMemcpyAsync(windows + g0, sums, groups * sizeof(P), cudaMemcpyDeviceToDevice,
                                s)))
       return err;
   }
-  combine_kernel<F><<<1, 1, 0, s>>>(windows, p.windows, p.c, result);
+  // One sum per group of windows, c m bits apart.
+  combine_kernel<F><<<1, 1, 0, s>>>(windows, p.groups, p.c * p.copies, result);
   return cudaGetLastError();
 }
 

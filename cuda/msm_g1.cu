@@ -15,6 +15,11 @@ cudaError_t g1_msm(const g1_affine_t* points, size_t n_points, const uint32_t* i
                  s);
 }
 
+cudaError_t g1_msm_precompute(g1_affine_t* points, size_t n_points, uint32_t c, uint32_t copies,
+                              cudaStream_t s) {
+  return msm_precompute<fp_t>(points, n_points, c, copies, s);
+}
+
 size_t g1_batch_add_workspace_size(size_t n_points) {
   return batch_add_workspace_size<fp_t>(n_points);
 }

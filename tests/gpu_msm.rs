@@ -723,3 +723,106 @@ fn g1_msm_montgomery_scalars() {
         }
     }
 }
+
+/// Precomputed copies (`copies` m, copy j = 2^(c j) P): the copies themselves against blstrs
+/// (identity points included), then MSMs over them against the CPU for one group of windows
+/// (m = windows) and ragged groups, every scalar order the MSM takes (natural, an index with
+/// repeats and out-of-range entries, bit-reversed Montgomery scalars), random and edge scalars
+/// (0, 1, r - 1, all equal), identity points, one point; and the bad shapes refused.
+#[test]
+fn g1_msm_precomputed_copies() {
+    if !gpu_or_skip("g1_msm_precomputed_copies") {
+        return;
+    }
+    let all = <G1Projective as TestCurve>::points();
+    // The copies.
+    let mut pts = all[..37].to_vec();
+    pts[5] = G1Affine::identity();
+    let (c, m) = (7u32, 5u32);
+    let copies = msm::precompute_g1(0, &pts, c, m).unwrap();
+    assert_eq!(copies.len(), pts.len() * m as usize);
+    for j in 0..m as usize {
+        let factor = Scalar::from(2u64).pow_vartime([u64::from(c) * j as u64]);
+        for (i, p) in pts.iter().enumerate() {
+            let want = (G1Projective::from(*p) * factor).to_affine();
+            assert_eq!(copies[j * pts.len() + i], want, "copy {j} of point {i}");
+        }
+    }
+    // (window, copies, points): one group, ragged groups, wide windows.
+    let shapes = [
+        (16u32, 16u32, 1usize),
+        (16, 16, 1000),
+        (16, 3, 1000),
+        (13, 2, 31),
+        (9, 29, 3),
+        (20, 13, 5000),
+        (22, 12, (1 << 16) + 3),
+    ];
+    for (i, &(window, m, n)) in shapes.iter().enumerate() {
+        let mut points = all[..n].to_vec();
+        if n > 10 {
+            points[7] = G1Affine::identity();
+        }
+        let mut s = random_scalars(n, 2100 + i as u64);
+        for (k, x) in s.iter_mut().enumerate() {
+            match k % 11 {
+                2 => *x = Scalar::ZERO,
+                4 => *x = Scalar::ONE,
+                6 => *x = -Scalar::ONE,
+                _ => {}
+            }
+        }
+        let equal = vec![s[0]; n];
+        for (what, sc) in [("random and edge scalars", &s), ("equal scalars", &equal)] {
+            let want = oracle_msm::<G1Projective>(&points, None, sc);
+            let got =
+                msm::msm_g1_precomputed(0, &points, None, &canonical(sc), false, 0, window, m)
+                    .unwrap();
+            assert!(
+                got == want,
+                "G1 MSM of {n} points over {m} copies for {window}-bit windows, {what}"
+            );
+        }
+        // An index with repeats and entries past the points (the identity).
+        let idx: Vec<u32> = (0..n as u32)
+            .map(|k| {
+                if k % 9 == 4 {
+                    n as u32 + k
+                } else {
+                    (k * 7) % n as u32
+                }
+            })
+            .collect();
+        let live: Vec<usize> = (0..n).filter(|&k| (idx[k] as usize) < n).collect();
+        let want = oracle_msm::<G1Projective>(
+            &points,
+            Some(&live.iter().map(|&k| idx[k]).collect::<Vec<_>>()),
+            &live.iter().map(|&k| s[k]).collect::<Vec<_>>(),
+        );
+        let got =
+            msm::msm_g1_precomputed(0, &points, Some(&idx), &canonical(&s), false, 0, window, m)
+                .unwrap();
+        assert!(got == want, "indexed G1 MSM of {n} points over {m} copies");
+        // Bit-reversed Montgomery scalars (the H MSM's shape): 2^b - 1 scalars and points.
+        let bits = usize::BITS - n.leading_zeros();
+        let rev = |k: usize| (k as u32).reverse_bits() >> (32 - bits);
+        let live: Vec<usize> = (0..n).filter(|&k| (rev(k) as usize) < n).collect();
+        let want = oracle_msm::<G1Projective>(
+            &points,
+            Some(&live.iter().map(|&k| rev(k)).collect::<Vec<_>>()),
+            &live.iter().map(|&k| s[k]).collect::<Vec<_>>(),
+        );
+        let got = msm::msm_g1_precomputed(0, &points, None, &s, true, bits, window, m).unwrap();
+        assert!(
+            got == want,
+            "bit-reversed G1 MSM of {n} points over {m} copies"
+        );
+    }
+    // Refused: copies without a window, more copies than windows, copies on too many points.
+    let s = canonical(&random_scalars(8, 2190));
+    let p = &all[..8];
+    assert!(msm::msm_g1_precomputed(0, p, None, &s, false, 0, 0, 2).is_err());
+    assert!(msm::msm_g1_precomputed(0, p, None, &s, false, 0, 16, 17).is_err());
+    assert!(msm::precompute_g1(0, p, 16, 17).is_err());
+    assert!(msm::precompute_g1(0, p, 3, 2).is_err());
+}

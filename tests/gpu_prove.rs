@@ -263,6 +263,49 @@ fn gpu_proofs_porep_shaped_2_20() {
     porep_size("gpu_proofs_porep_shaped_2_20", 20);
 }
 
+/// The H MSM over precomputed copies of the resident H query (`GROTH16_C2_MSM_COPIES=5`
+/// forces them at this size; by default they start at 2^23 points): the first proof makes them,
+/// the next ones reuse them, all byte-identical to the CPU backend and bellperson. The variable
+/// is set only inside this binary's GPU turn, so no other test's proof sees it.
+#[test]
+fn gpu_proofs_h_msm_over_precomputed_copies() {
+    if !gpu_or_skip("gpu_proofs_h_msm_over_precomputed_copies") {
+        return;
+    }
+    let log_n = 12;
+    let (params, srs) = porep_params(log_n);
+    let circuits: Vec<PorepShapedCircuit> = (0..2)
+        .map(|i| PorepShapedCircuit::new(log_n, Some(7000 + i)))
+        .collect();
+    let witnesses: Vec<RecordedWitness> = circuits.iter().cloned().map(record).collect();
+    let (r, s) = (random_scalars(2, 71), random_scalars(2, 72));
+    let want = oracle(&params, &srs, &circuits, &witnesses, &r, &s);
+    let _turn = gpu_turn();
+    std::env::set_var("GROTH16_C2_MSM_COPIES", "5");
+    let proofs: Vec<Vec<Proof>> = (1..=2)
+        .map(|batch| {
+            prove_on(
+                &CudaBackend,
+                &srs,
+                &witnesses[..batch],
+                &r[..batch],
+                &s[..batch],
+                0,
+            )
+        })
+        .collect();
+    std::env::remove_var("GROTH16_C2_MSM_COPIES");
+    for (i, got) in proofs.iter().enumerate() {
+        check(
+            &format!("H MSM over 5 copies, proof run {}", i + 1),
+            &srs,
+            got,
+            &want,
+            &witnesses,
+        );
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Small circuits of other shapes
 

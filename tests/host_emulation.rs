@@ -419,7 +419,10 @@ fn fused_h_passes_match_the_separate_ones() {
 /// The MSM accumulation's index logic (slices of the sorted entries, their flushes, the tree
 /// rounds over head slots, the finishing step, the plan's slot count) with a toy group, on
 /// bucket sizes around the slice length, one bucket holding every entry, runs of empty buckets,
-/// one entry and none; with the default and the widest windows.
+/// one entry and none; with the default and the widest windows. And the whole MSM over
+/// precomputed copies in the group Z_(2^61 - 1): digits, keys, entries, groups of windows
+/// sharing buckets, passes of whole groups, the combination; random, r - 1 and small scalars,
+/// identity points.
 #[test]
 fn msm_slices_sum_every_bucket() {
     run_variants(

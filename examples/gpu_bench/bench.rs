@@ -107,7 +107,22 @@ pub fn main() {
 
     // Window widths to time the MSM with (0: chosen from the size).
     let windows = list(&args, "--msm-window", "0");
-    msm_section(&msm_sizes, runs, cpu, &strategies, &windows);
+    // Precomputed copies: `--msm-copies 22:12,24:11` (window:copies pairs).
+    let copies: Vec<(u32, u32)> = args
+        .iter()
+        .position(|a| a == "--msm-copies")
+        .and_then(|i| args.get(i + 1))
+        .map_or("", String::as_str)
+        .split(',')
+        .filter(|p| !p.trim().is_empty())
+        .map(|p| {
+            let parsed = p
+                .split_once(':')
+                .and_then(|(w, m)| Some((w.trim().parse().ok()?, m.trim().parse().ok()?)));
+            parsed.unwrap_or_else(|| panic!("--msm-copies: `{p}` is not WINDOW:COPIES"))
+        })
+        .collect();
+    msm_section(&msm_sizes, runs, cpu, &strategies, &windows, &copies);
     batch_section(&batch_sizes, runs, cpu);
     if ntt_sizes.is_empty() && h_sizes.is_empty() {
         return;
@@ -222,7 +237,14 @@ fn random_points(n: usize) -> Vec<G1Affine> {
 
 /// The G1 MSM under each bucket strategy and window width; rows `msm_g1` (auto) and
 /// `msm_g1_<strategy>`, with `_w<bits>` for a forced width.
-fn msm_section(sizes: &[u32], runs: usize, cpu: bool, strategies: &[MsmStrategy], windows: &[u32]) {
+fn msm_section(
+    sizes: &[u32],
+    runs: usize,
+    cpu: bool,
+    strategies: &[MsmStrategy],
+    windows: &[u32],
+    copies: &[(u32, u32)],
+) {
     let Some(&largest) = sizes.iter().max() else {
         return;
     };
@@ -295,6 +317,44 @@ fn msm_section(sizes: &[u32], runs: usize, cpu: bool, strategies: &[MsmStrategy]
             }
             result(&row, &format!("2^{lg}"), gpu, "ms");
             assert_ne!(same, "NO", "GPU MSMs differ ({label}) at 2^{lg}");
+        }
+        // Over precomputed copies of the points (the slices): rows `msm_g1_w<c>_m<copies>`,
+        // each checked against the rows above; the copies' making is timed apart.
+        for &(window, m) in copies {
+            let label = format!("w{window}/m{m}");
+            match msm::time_msm_g1_copies(
+                0,
+                &points[..n],
+                &scalars[..n],
+                runs,
+                MsmStrategy::Slices,
+                window,
+                m,
+            ) {
+                Ok((times, gpu_result, made_ms)) => {
+                    let gpu = median(times);
+                    let same = match reference {
+                        Some((_, expect)) if expect == gpu_result => "yes",
+                        Some(_) => "NO",
+                        None => "-",
+                    };
+                    println!(
+                        "2^{lg:<6} {label:<10} {gpu:>12.1} {:>12} {:>10} {same:>8}   (copies made \
+                         in {made_ms:.1} ms, {:.1} GB)",
+                        "-",
+                        "-",
+                        (n * m as usize * 96) as f64 / 1e9
+                    );
+                    result(
+                        &format!("msm_g1_w{window}_m{m}"),
+                        &format!("2^{lg}"),
+                        gpu,
+                        "ms",
+                    );
+                    assert_ne!(same, "NO", "GPU MSMs differ ({label}) at 2^{lg}");
+                }
+                Err(e) => println!("2^{lg:<6} {label:<10} skipped: {e}"),
+            }
         }
     }
     kernels::set_msm_window(0).unwrap();

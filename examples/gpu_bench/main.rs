@@ -18,8 +18,10 @@
 //! `--msm-strategy auto,slices,affine` times the MSM with each bucket strategy (rows `msm_g1`,
 //! `msm_g1_slices`, `msm_g1_affine`), each result checked against the CPU or the first one;
 //! `--msm-window 16,20` with each forced window width too (rows `..._w16`; 0: from the size).
+//! `--msm-copies 22:12,24:11` also times the MSM over precomputed copies of the points
+//! (WINDOW:COPIES, rows `msm_g1_w22_m12`; the copies' making is timed apart and not in the row).
 //!
-//! `gpu_bench [--field] [--ntt 20,24,26,27] [--ntt-variants V,..] [--h 24,27] [--msm 20,22,24,26,27] [--batch 24,27] [--msm-strategy auto] [--msm-window 0] [--runs 5] [--no-cpu]`
+//! `gpu_bench [--field] [--ntt 20,24,26,27] [--ntt-variants V,..] [--h 24,27] [--msm 20,22,24,26,27] [--batch 24,27] [--msm-strategy auto] [--msm-window 0] [--msm-copies W:M,..] [--runs 5] [--no-cpu]`
 //! (pass an empty list, e.g. `--ntt ""`, to skip a section)
 //!
 //! Needs a build with the CUDA backend (nvcc at build time); other builds print why and exit 2.

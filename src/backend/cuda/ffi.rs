@@ -12,6 +12,7 @@ pub const ERROR_HOST_MEMORY_ALREADY_REGISTERED: CudaError = 712;
 
 pub const MEMCPY_HOST_TO_DEVICE: c_int = 1;
 pub const MEMCPY_DEVICE_TO_HOST: c_int = 2;
+pub const MEMCPY_DEVICE_TO_DEVICE: c_int = 3;
 pub const STREAM_NON_BLOCKING: c_uint = 1;
 pub const EVENT_DISABLE_TIMING: c_uint = 2;
 /// Pinned for every device's context, not only the current one.
@@ -190,6 +191,14 @@ extern "C" {
         stream: Stream,
     ) -> c_int;
     pub fn g16_msm_workspace_size(curve: c_int, n: usize, strategy: c_int) -> usize;
+    pub fn g16_msm_precompute(
+        curve: c_int,
+        points: *mut c_void,
+        n_points: usize,
+        window: u32,
+        copies: u32,
+        stream: Stream,
+    ) -> c_int;
     pub fn g16_msm(
         curve: c_int,
         points: *const c_void,

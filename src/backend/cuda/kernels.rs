@@ -489,8 +489,9 @@ pub fn set_msm_window(bits: u32) -> Result<()> {
 }
 
 /// `g16_msm`'s strategy argument: the strategy, the window width (`window` when it is not 0,
-/// else the width in force) and the scalars' order (`bit_reversed`, see [`MsmArgs`]).
-fn msm_code(strategy: MsmStrategy, window: u32, bit_reversed: u32) -> i32 {
+/// else the width in force), the scalars' order (`bit_reversed`, see [`MsmArgs`]) and the
+/// points' precomputed copies (`copies`, see [`MsmArgs`]).
+fn msm_code(strategy: MsmStrategy, window: u32, bit_reversed: u32, copies: u32) -> i32 {
     let window = if window != 0 {
         window
     } else {
@@ -502,14 +503,49 @@ fn msm_code(strategy: MsmStrategy, window: u32, bit_reversed: u32) -> i32 {
     } else {
         0x7f
     };
-    strategy as i32 | (window.min(255) as i32) << 8 | (order as i32) << 16
+    // Likewise a count of copies out of range (bits 21-25; bit 26 set is refused).
+    let copies = if copies < 32 { copies } else { 0x3f };
+    strategy as i32 | (window.min(255) as i32) << 8 | (order as i32) << 16 | (copies as i32) << 21
 }
 
-/// Device workspace bytes for an MSM of `n` scalars (0: `n` is out of range) with `window`-bit
-/// windows (0: the width in force).
-pub fn msm_workspace_size(curve: Curve, n: usize, strategy: MsmStrategy, window: u32) -> usize {
+/// Device workspace bytes for an MSM of `n` scalars (0: `n` or the shape is out of range) with
+/// `window`-bit windows (0: the width in force) over `copies` precomputed copies of the points
+/// (0 or 1: none).
+pub fn msm_workspace_size(
+    curve: Curve,
+    n: usize,
+    strategy: MsmStrategy,
+    window: u32,
+    copies: u32,
+) -> usize {
     // SAFETY: a pure size computation.
-    unsafe { ffi::g16_msm_workspace_size(curve as i32, n, msm_code(strategy, window, 0)) }
+    unsafe { ffi::g16_msm_workspace_size(curve as i32, n, msm_code(strategy, window, 0, copies)) }
+}
+
+/// Queues the precomputed copies of G1 points for MSMs with `copies` (see [`MsmArgs`]):
+/// `points` holds `copies * n_points` points with the first `n_points` filled; copy `j` becomes
+/// `2^(window j)` times them.
+///
+/// # Safety
+/// `points` must be a live device allocation of `copies * n_points` G1 affine points.
+pub unsafe fn msm_precompute(
+    points: *mut c_void,
+    n_points: usize,
+    window: u32,
+    copies: u32,
+    stream: &Stream,
+) -> Result<()> {
+    launched(
+        "g16_msm_precompute",
+        ffi::g16_msm_precompute(
+            Curve::G1 as i32,
+            points,
+            n_points,
+            window,
+            copies,
+            stream.raw(),
+        ),
+    )
 }
 
 /// Device workspace bytes for a batch addition over `n_points` points.
@@ -535,6 +571,10 @@ pub struct MsmArgs {
     /// order over this many bits: scalar k goes with point `bitrev(k)`, as the H step leaves
     /// `h` (`n` at most 2^bits; `index` must be null).
     pub bit_reversed: u32,
+    /// 0 or 1: `points` holds `n_points` points. Otherwise (G1, slices, `window` set) it holds
+    /// this many copies of them, copy `j` being `2^(window j)` times copy 0 (see
+    /// [`msm_precompute`]), so that each group of windows shares one set of buckets.
+    pub copies: u32,
     pub workspace: *mut c_void,
     pub workspace_bytes: usize,
     pub result: *mut c_void,
@@ -555,7 +595,7 @@ pub unsafe fn msm(args: &MsmArgs, stream: &Stream) -> Result<()> {
             args.scalars,
             args.montgomery as i32,
             args.n,
-            msm_code(args.strategy, args.window, args.bit_reversed),
+            msm_code(args.strategy, args.window, args.bit_reversed, args.copies),
             args.workspace,
             args.workspace_bytes,
             args.result,

@@ -31,7 +31,7 @@ pub fn msm_g1_with(
     scalars: &[blst_scalar],
     strategy: MsmStrategy,
 ) -> Result<G1Projective> {
-    msm::<G1, _>(device, points, indices, scalars, false, strategy, 0, 0)
+    msm::<G1, _>(device, points, indices, scalars, false, strategy, 0, 0, 0)
 }
 
 /// As [`msm_g1_with`], with `window`-bit windows (4..=24; 0: chosen from the size).
@@ -43,7 +43,9 @@ pub fn msm_g1_window(
     strategy: MsmStrategy,
     window: u32,
 ) -> Result<G1Projective> {
-    msm::<G1, _>(device, points, indices, scalars, false, strategy, window, 0)
+    msm::<G1, _>(
+        device, points, indices, scalars, false, strategy, window, 0, 0,
+    )
 }
 
 /// As [`msm_g1`], over G2.
@@ -62,6 +64,7 @@ pub fn msm_g2(
         MsmStrategy::configured(),
         0,
         0,
+        0,
     )
 }
 
@@ -72,7 +75,7 @@ pub fn msm_g1_montgomery(
     scalars: &[Scalar],
     strategy: MsmStrategy,
 ) -> Result<G1Projective> {
-    msm::<G1, _>(device, points, None, scalars, true, strategy, 0, 0)
+    msm::<G1, _>(device, points, None, scalars, true, strategy, 0, 0, 0)
 }
 
 /// `sum(scalars[k] * points[bitrev(k)])` over `bits`-bit reversal (`scalars.len() <= 2^bits`),
@@ -91,7 +94,85 @@ pub fn msm_g1_bit_reversed(
             scalars.len()
         )));
     }
-    msm::<G1, _>(device, points, None, scalars, true, strategy, 0, bits)
+    msm::<G1, _>(device, points, None, scalars, true, strategy, 0, bits, 0)
+}
+
+/// An MSM over `copies` precomputed multiples of the points for `window`-bit windows (see
+/// [`kernels::MsmArgs`]'s `copies`): the points are uploaded once, their copies made on the
+/// device, then the MSM runs with the slices. Scalars as in [`msm_g1`] (canonical) or, with
+/// `montgomery`, in Montgomery form; `bit_reversed` as in [`msm_g1_bit_reversed`] (0: natural
+/// order).
+#[allow(clippy::too_many_arguments)]
+pub fn msm_g1_precomputed<S>(
+    device: usize,
+    points: &[G1Affine],
+    indices: Option<&[u32]>,
+    scalars: &[S],
+    montgomery: bool,
+    bit_reversed: u32,
+    window: u32,
+    copies: u32,
+) -> Result<G1Projective> {
+    msm::<G1, S>(
+        device,
+        points,
+        indices,
+        scalars,
+        montgomery,
+        MsmStrategy::Slices,
+        window,
+        bit_reversed,
+        copies,
+    )
+}
+
+/// The precomputed copies of `points` for `window`-bit windows, as the MSM reads them: copy `j`
+/// (elements `j n .. (j + 1) n`) is `2^(window j)` times the points.
+pub fn precompute_g1(
+    device: usize,
+    points: &[G1Affine],
+    window: u32,
+    copies: u32,
+) -> Result<Vec<G1Affine>> {
+    let mut guard = lock_device(device)?;
+    let state = guard.as_mut().expect("lock_device creates the state");
+    let stream = &state.compute;
+    let d_points = upload_copies::<G1>(points, window, copies, stream)?;
+    let mut host = vec![<G1Affine as group::prime::PrimeCurveAffine>::identity(); d_points.len()];
+    d_points.download_async(&mut host, stream)?;
+    stream.synchronize()?;
+    Ok(host)
+}
+
+/// `points` on the device followed by room for `copies - 1` more copies, filled for
+/// `window`-bit windows when `copies > 1` (G1 only: the launcher refuses G2).
+fn upload_copies<C: GpuCurve>(
+    points: &[C::Affine],
+    window: u32,
+    copies: u32,
+    stream: &Stream,
+) -> Result<DeviceBuffer<C::Affine>> {
+    if copies <= 1 {
+        return upload(points, stream);
+    }
+    let total = points
+        .len()
+        .checked_mul(copies as usize)
+        .filter(|&t| t < 1 << 31)
+        .ok_or_else(|| {
+            Error::invalid(format!(
+                "{copies} copies of {} points exceed the MSM's 2^31 point indices",
+                points.len()
+            ))
+        })?;
+    if !matches!(C::CURVE, kernels::Curve::G1) {
+        return Err(Error::invalid("precomputed copies are built for G1 only"));
+    }
+    let mut buf = DeviceBuffer::<C::Affine>::new(total.max(1))?;
+    buf.upload_async(points, stream)?;
+    // SAFETY: buf holds copies * points.len() points, the first points.len() uploaded above.
+    unsafe { kernels::msm_precompute(buf.as_mut_ptr(), points.len(), window, copies, stream)? };
+    Ok(buf)
 }
 
 /// The sum of the points whose bit is set.
@@ -136,34 +217,53 @@ pub fn time_msm_g1(
     runs: usize,
     strategy: MsmStrategy,
 ) -> Result<(Vec<f64>, G1Projective)> {
+    let (times, result, _) = time_msm_g1_copies(device, points, scalars, runs, strategy, 0, 0)?;
+    Ok((times, result))
+}
+
+/// As [`time_msm_g1`], with `window`-bit windows (0: the width in force) over `copies`
+/// precomputed multiples of the points (0 or 1: none); also the milliseconds their
+/// precomputation took on the GPU (not in the MSMs' times).
+pub fn time_msm_g1_copies(
+    device: usize,
+    points: &[G1Affine],
+    scalars: &[blst_scalar],
+    runs: usize,
+    strategy: MsmStrategy,
+    window: u32,
+    copies: u32,
+) -> Result<(Vec<f64>, G1Projective, f64)> {
     let mut guard = lock_device(device)?;
     let state = guard.as_mut().expect("lock_device creates the state");
     let n = scalars.len();
     let stream = &state.compute;
-    let d_points = upload(&points[..n.min(points.len())], stream)?;
+    let (start, end) = (Event::timing()?, Event::timing()?);
+    start.record(stream)?;
+    let d_points = upload_copies::<G1>(&points[..n.min(points.len())], window, copies, stream)?;
+    end.record(stream)?;
+    end.synchronize()?;
+    let upload_ms = end.elapsed_ms(&start)?;
     let d_scalars = upload(scalar_bytes(scalars), stream)?;
-    let mut ws = DeviceBuffer::<u8>::new(workspace_for::<G1>(n, strategy, 0)?)?;
+    let mut ws = DeviceBuffer::<u8>::new(workspace_for::<G1>(n, strategy, window, copies)?)?;
     let mut result = DeviceBuffer::<<G1 as GpuCurve>::Xyzz>::new(1)?;
     let times = event_times(stream, runs, || {
+        let mut args = msm_args::<G1>(
+            &d_points,
+            None,
+            d_scalars.as_ptr(),
+            false,
+            n,
+            strategy,
+            window,
+            &mut ws,
+            &mut result,
+        );
+        args.n_points = n.min(points.len());
+        args.copies = copies;
         // SAFETY: every buffer is live and sized as the launcher requires.
-        unsafe {
-            kernels::msm(
-                &msm_args::<G1>(
-                    &d_points,
-                    None,
-                    d_scalars.as_ptr(),
-                    false,
-                    n,
-                    strategy,
-                    0,
-                    &mut ws,
-                    &mut result,
-                ),
-                stream,
-            )
-        }
+        unsafe { kernels::msm(&args, stream) }
     })?;
-    Ok((times, download_one::<G1>(&result, stream)?))
+    Ok((times, download_one::<G1>(&result, stream)?, upload_ms))
 }
 
 /// Milliseconds of `runs` runs of `launch` on `stream`, each between two CUDA events.
@@ -184,11 +284,17 @@ fn event_times(
         .collect()
 }
 
-fn workspace_for<C: GpuCurve>(n: usize, strategy: MsmStrategy, window: u32) -> Result<usize> {
-    match kernels::msm_workspace_size(C::CURVE, n, strategy, window) {
+fn workspace_for<C: GpuCurve>(
+    n: usize,
+    strategy: MsmStrategy,
+    window: u32,
+    copies: u32,
+) -> Result<usize> {
+    match kernels::msm_workspace_size(C::CURVE, n, strategy, window, copies) {
         0 if n > 0 => Err(Error::invalid(format!(
-            "an MSM of {n} points (window {window}) is beyond the GPU kernels' limits (fewer \
-             than 2^31 points, windows of 4..=24 bits)"
+            "an MSM of {n} points (window {window}, {copies} copies) is beyond the GPU kernels' \
+             limits (fewer than 2^31 points, windows of 4..=24 bits, copies with a window set, \
+             at most one per window)"
         ))),
         bytes => Ok(bytes.max(1)),
     }
@@ -217,6 +323,7 @@ pub(crate) fn msm_args<C: GpuCurve>(
         strategy,
         window,
         bit_reversed: 0,
+        copies: 0,
         workspace: ws.as_mut_ptr(),
         workspace_bytes: ws.len(),
         result: result.as_mut_ptr(),
@@ -250,6 +357,7 @@ fn msm<C: GpuCurve, S>(
     strategy: MsmStrategy,
     window: u32,
     bit_reversed: u32,
+    copies: u32,
 ) -> Result<C::Projective> {
     let n = scalars.len();
     match indices {
@@ -263,17 +371,15 @@ fn msm<C: GpuCurve, S>(
     let mut guard = lock_device(device)?;
     let state = guard.as_mut().expect("lock_device creates the state");
     let stream = &state.compute;
-    let d_points = upload(
-        if indices.is_some() || bit_reversed != 0 {
-            points
-        } else {
-            &points[..n]
-        },
-        stream,
-    )?;
+    let points = if indices.is_some() || bit_reversed != 0 {
+        points
+    } else {
+        &points[..n]
+    };
+    let d_points = upload_copies::<C>(points, window, copies, stream)?;
     let d_index = indices.map(|i| upload(i, stream)).transpose()?;
     let d_scalars = upload(scalar_bytes(scalars), stream)?;
-    let mut ws = DeviceBuffer::<u8>::new(workspace_for::<C>(n, strategy, window)?)?;
+    let mut ws = DeviceBuffer::<u8>::new(workspace_for::<C>(n, strategy, window, copies)?)?;
     let mut result = DeviceBuffer::<C::Xyzz>::new(1)?;
     let mut args = msm_args::<C>(
         &d_points,
@@ -287,6 +393,8 @@ fn msm<C: GpuCurve, S>(
         &mut result,
     );
     args.bit_reversed = bit_reversed;
+    args.n_points = points.len();
+    args.copies = copies;
     // SAFETY: every buffer is live and sized as the launcher requires.
     unsafe { kernels::msm(&args, stream)? };
     download_one::<C>(&result, stream)

@@ -8,6 +8,7 @@
 
 use blstrs::{G1Affine, G2Affine};
 
+use super::kernels;
 use super::runtime::{memory_info, DeviceBuffer, Event, PinnedRegion, Stream};
 use crate::error::Result;
 use crate::srs::{Srs, WeakSrs};
@@ -18,7 +19,13 @@ const MARGIN_BYTES: usize = 2 << 30;
 /// The five queries of one SRS in device memory.
 pub struct DeviceSrs {
     owner: WeakSrs,
+    /// The H query, `h_copies` times over (see [`DeviceSrs::make_h_copies`]): `h_len` points
+    /// per copy.
     pub h: DeviceBuffer<G1Affine>,
+    pub h_len: usize,
+    /// 1, or the precomputed copies of the H query for `h_window`-bit MSM windows.
+    pub h_copies: u32,
+    pub h_window: u32,
     pub l: DeviceBuffer<G1Affine>,
     pub a: DeviceBuffer<G1Affine>,
     pub b_g1: DeviceBuffer<G1Affine>,
@@ -103,6 +110,9 @@ impl DeviceSrs {
         let d = DeviceSrs {
             owner: srs.downgrade(),
             h: up(&srs.h, stream)?,
+            h_len: srs.h.len(),
+            h_copies: 1,
+            h_window: 0,
             l: up(&srs.l, stream)?,
             a: up(&srs.a, stream)?,
             b_g1: up(&srs.b_g1, stream)?,
@@ -124,10 +134,78 @@ impl DeviceSrs {
             + self.b_g2.len() * 192
     }
 
+    /// Replaces the H query by `copies` copies of it for `window`-bit windows (copy `j` is
+    /// `2^(window j)` times the points; `kernels::msm_precompute`), which its MSM then reads.
+    /// Needs room for both the old and the new buffer while it runs.
+    pub fn make_h_copies(&mut self, window: u32, copies: u32, stream: &Stream) -> Result<()> {
+        let mut all = DeviceBuffer::<G1Affine>::new(self.h_len * copies as usize)?;
+        all.copy_from_async(&self.h, stream)?;
+        // SAFETY: `all` holds copies * h_len points, the first h_len copied above.
+        unsafe { kernels::msm_precompute(all.as_mut_ptr(), self.h_len, window, copies, stream)? };
+        // The old buffer is freed once the copy from it has run.
+        stream.synchronize()?;
+        self.h = all;
+        self.h_copies = copies;
+        self.h_window = window;
+        Ok(())
+    }
+
     /// Whether the SRS it holds has been freed on the host (its device copy is then useless).
     pub fn is_orphaned(&self) -> bool {
         !self.owner.is_loaded()
     }
+}
+
+/// How many precomputed copies of the H query its MSM may use (`GROTH16_C2_MSM_COPIES`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CopiesPolicy {
+    /// From `COPIES_FROM_POINTS` H points up, as many as fit in free VRAM beside the SRS,
+    /// this proof's working set and as much again (another worker's), with 2 GiB to spare.
+    Auto,
+    Never,
+    /// Up to this many (2..=31), at any size, where free VRAM allows (tests, tuning).
+    Most(u32),
+}
+
+pub fn copies_policy() -> CopiesPolicy {
+    match std::env::var("GROTH16_C2_MSM_COPIES")
+        .as_deref()
+        .map(str::trim)
+    {
+        Ok("0") | Ok("1") | Ok("never") => CopiesPolicy::Never,
+        Ok(v) => match v.parse::<u32>() {
+            Ok(m) if (2..=31).contains(&m) => CopiesPolicy::Most(m),
+            _ => CopiesPolicy::Auto,
+        },
+        Err(_) => CopiesPolicy::Auto,
+    }
+}
+
+/// H points from which the copies pay by default: at 2^24 points 22-bit windows over 12
+/// copies took the MSM from 124.2 to 99.4 ms on the H200 (2^26: 427.6 to 375.2; 2^27 over 6
+/// copies: 822.5 to 754.0); below, their 2^21 buckets per group cost more than they save.
+pub const COPIES_FROM_POINTS: usize = 1 << 23;
+
+/// The window width and the most copies the H MSM of `h_len` points would use under `policy`
+/// (None: no copies): 22 bits (12 windows) from `COPIES_FROM_POINTS` up; a forced count on
+/// smaller sizes takes the width the plain MSM would (log2 n - 3, 4..=16 bits).
+pub fn h_copies_shape(h_len: usize, policy: CopiesPolicy) -> Option<(u32, u32)> {
+    let lg = usize::BITS - 1 - h_len.max(1).leading_zeros();
+    let window = if h_len >= COPIES_FROM_POINTS {
+        22
+    } else {
+        lg.saturating_sub(3).clamp(4, 16)
+    };
+    let windows = 256u32.div_ceil(window);
+    let most = match policy {
+        CopiesPolicy::Never => return None,
+        CopiesPolicy::Auto if h_len < COPIES_FROM_POINTS => return None,
+        CopiesPolicy::Auto => windows,
+        CopiesPolicy::Most(m) => m.min(windows),
+    };
+    // Point indices over all copies stay below 2^31.
+    let most = most.min((((1usize << 31) - 1) / h_len.max(1)).min(31) as u32);
+    (most >= 2).then_some((window, most))
 }
 
 /// Whether `srs` should stay on the current device, given one proof's working set in bytes

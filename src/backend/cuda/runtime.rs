@@ -291,6 +291,21 @@ impl<T: Copy> DeviceBuffer<T> {
         self.download_uninit_async(dst, stream)
     }
 
+    /// Queues a copy of `src` into elements `0..src.len()`, on the device.
+    pub fn copy_from_async(&mut self, src: &DeviceBuffer<T>, stream: &Stream) -> Result<()> {
+        assert!(src.len <= self.len);
+        // SAFETY: both device ranges are valid for src.len elements.
+        check("cudaMemcpyAsync(device to device)", unsafe {
+            ffi::cudaMemcpyAsync(
+                self.ptr,
+                src.ptr,
+                src.len * std::mem::size_of::<T>(),
+                ffi::MEMCPY_DEVICE_TO_DEVICE,
+                stream.raw(),
+            )
+        })
+    }
+
     /// Queues zeroing of elements `from..to`.
     pub fn zero_range_async(&mut self, from: usize, to: usize, stream: &Stream) -> Result<()> {
         assert!(to <= self.len);

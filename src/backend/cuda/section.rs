@@ -107,7 +107,7 @@ fn run(
     let queries: [&QuerySplit; 3] = [&split.l, &split.a, &split.b];
     // The G2 tail MSM runs here unless the host moved it to the CPU (after the lock).
     let g2_tail_here = crate::settings::g2_tail_on_gpu();
-    let ws_bytes = workspace_bytes(n, split, srs, g2_tail_here);
+    let mut ws_bytes = workspace_bytes(n, split, srs, g2_tail_here);
 
     // The SRS on the device: the resident copy, a new resident copy, or one for this proof only.
     if state.srs.as_ref().is_some_and(|d| d.is_orphaned()) {
@@ -142,6 +142,22 @@ fn run(
         }
     } else {
         srs_ready.record(&state.copy)?;
+    }
+    if n > 1 {
+        make_h_copies(state, srs, n, ws_bytes, working)?;
+        if let Some(d) = state
+            .srs
+            .as_ref()
+            .filter(|d| d.is_for(srs) && d.h_copies > 1)
+        {
+            ws_bytes = ws_bytes.max(kernels::msm_workspace_size(
+                Curve::G1,
+                n - 1,
+                MsmStrategy::Slices,
+                d.h_window,
+                d.h_copies,
+            ));
+        }
     }
 
     if n > 1 {
@@ -262,19 +278,26 @@ fn run(
     } else {
         std::ptr::null()
     };
+    // Over the H query's precomputed copies where the resident SRS has them (the slices).
+    let with_copies = dsrs.h_copies > 1;
     let mut args = MsmArgs {
         curve: Curve::G1,
         points: dsrs.h.as_ptr(),
-        n_points: dsrs.h.len(),
+        n_points: dsrs.h_len,
         index: std::ptr::null(),
         scalars: h_scalars,
         montgomery: true,
         n: n - 1,
-        strategy: MsmStrategy::configured(),
-        window: 0,
+        strategy: if with_copies {
+            MsmStrategy::Slices
+        } else {
+            MsmStrategy::configured()
+        },
+        window: if with_copies { dsrs.h_window } else { 0 },
         // h as the transform leaves it: position k holds coefficient bitrev(k), and position
         // n - 1 (coefficient n - 1, outside the query) is the one the n - 1 scalars leave out.
         bit_reversed: n.trailing_zeros(),
+        copies: dsrs.h_copies,
         workspace: ws_ptr,
         workspace_bytes: ws_len,
         result: slot(0),
@@ -382,16 +405,75 @@ fn tail_args(
         strategy: base.strategy,
         window: 0,
         bit_reversed: 0,
+        copies: 0,
         workspace: base.workspace,
         workspace_bytes: base.workspace_bytes,
         result,
     }
 }
 
+/// Precomputed copies of the resident H query for its MSM (`resident::copies_policy`), made
+/// once per resident SRS, by the first proof whose device section finds room for them: the
+/// copies themselves and their MSM's larger workspace, beside what this proof still needs and,
+/// under the auto policy, another proof's working set (a second worker) and 2 GiB. An
+/// optimisation only: the proof is the same without them, so an allocation failure here
+/// leaves the plain query in place.
+fn make_h_copies(
+    state: &mut DeviceState,
+    srs: &Srs,
+    n: usize,
+    ws_bytes: usize,
+    working: usize,
+) -> Result<()> {
+    let policy = resident::copies_policy();
+    let held = state.buffer_bytes();
+    let DeviceState {
+        srs: resident_srs,
+        copy,
+        ..
+    } = state;
+    let Some(d) = resident_srs
+        .as_mut()
+        .filter(|d| d.is_for(srs) && d.h_copies == 1)
+    else {
+        return Ok(());
+    };
+    let Some((window, most)) = resident::h_copies_shape(d.h_len, policy) else {
+        return Ok(());
+    };
+    let (free, _) = super::runtime::memory_info()?;
+    let reserve = match policy {
+        resident::CopiesPolicy::Auto => working,
+        _ => 0,
+    } + working.saturating_sub(held)
+        + COPIES_MARGIN_BYTES;
+    let h_bytes = d.h_len * size_of::<blstrs::G1Affine>();
+    let fits = |m: u32| {
+        let ws = kernels::msm_workspace_size(Curve::G1, n - 1, MsmStrategy::Slices, window, m);
+        // While they are made, the old query and all copies are held.
+        ws > 0 && m as usize * h_bytes + ws.saturating_sub(ws_bytes) + reserve <= free
+    };
+    let Some(m) = (2..=most).rev().find(|&m| fits(m)) else {
+        return Ok(());
+    };
+    match d.make_h_copies(window, m, copy) {
+        Err(crate::error::Error::Cuda { code, .. }) if code == CUDA_ERROR_MEMORY_ALLOCATION => {
+            Ok(())
+        }
+        other => other,
+    }
+}
+
+/// Free VRAM the H query's copies leave beside the rest.
+const COPIES_MARGIN_BYTES: usize = 2 << 30;
+
+/// `cudaErrorMemoryAllocation`.
+const CUDA_ERROR_MEMORY_ALLOCATION: i32 = 2;
+
 /// One workspace serves every MSM and batch addition of the proof (they run one after another).
 fn workspace_bytes(n: usize, split: &CircuitSplit, srs: &Srs, g2_tail: bool) -> usize {
     let strategy = MsmStrategy::configured();
-    let mut bytes = kernels::msm_workspace_size(Curve::G1, n - 1, strategy, 0);
+    let mut bytes = kernels::msm_workspace_size(Curve::G1, n - 1, strategy, 0, 0);
     for q in [&split.l, &split.a, &split.b] {
         bytes = bytes
             .max(kernels::msm_workspace_size(
@@ -399,12 +481,13 @@ fn workspace_bytes(n: usize, split: &CircuitSplit, srs: &Srs, g2_tail: bool) -> 
                 q.tail_points.len(),
                 strategy,
                 0,
+                0,
             ))
             .max(kernels::batch_add_workspace_size(Curve::G1, q.ones.len));
     }
     bytes
         .max(if g2_tail {
-            kernels::msm_workspace_size(Curve::G2, split.b.tail_points.len(), strategy, 0)
+            kernels::msm_workspace_size(Curve::G2, split.b.tail_points.len(), strategy, 0, 0)
         } else {
             0
         })
