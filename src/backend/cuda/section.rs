@@ -456,8 +456,24 @@ fn make_h_copies(
     let Some(m) = (2..=most).rev().find(|&m| fits(m)) else {
         return Ok(());
     };
+    let started = std::time::Instant::now();
     match d.make_h_copies(window, m, copy) {
         Err(crate::error::Error::Cuda { code, .. }) if code == CUDA_ERROR_MEMORY_ALLOCATION => {
+            Ok(())
+        }
+        Ok(()) => {
+            // Once per resident SRS: seconds inside one proof's device section, so say so.
+            if !matches!(
+                std::env::var("GROTH16_C2_QUIET").as_deref(),
+                Ok("1" | "true" | "yes")
+            ) {
+                eprintln!(
+                    "groth16-c2: made {m} copies of the H query ({:.1} GB of VRAM) for its MSM's \
+                     {window}-bit windows in {:.1} s (GROTH16_C2_MSM_COPIES=0 turns them off)",
+                    (m as usize * h_bytes) as f64 / 1e9,
+                    started.elapsed().as_secs_f64()
+                );
+            }
             Ok(())
         }
         other => other,
