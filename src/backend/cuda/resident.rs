@@ -160,7 +160,8 @@ impl DeviceSrs {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CopiesPolicy {
     /// From `COPIES_FROM_POINTS` H points up, as many as fit in free VRAM beside the SRS,
-    /// this proof's working set and as much again (another worker's), with 2 GiB to spare.
+    /// this proof's working set and 2 GiB, leaving room for another prover process of the same
+    /// size (its SRS and working set) where that room is there now.
     Auto,
     Never,
     /// Up to this many (2..=31), at any size, where free VRAM allows (tests, tuning).

@@ -414,8 +414,8 @@ fn tail_args(
 
 /// Precomputed copies of the resident H query for its MSM (`resident::copies_policy`), made
 /// once per resident SRS, by the first proof whose device section finds room for them: the
-/// copies themselves and their MSM's larger workspace, beside what this proof still needs and,
-/// under the auto policy, another proof's working set (a second worker) and 2 GiB. An
+/// copies themselves and their MSM's larger workspace, beside what this proof still needs, 2
+/// GiB and, under the auto policy, another process's SRS and working set where they would fit. An
 /// optimisation only: the proof is the same without them, so an allocation failure here
 /// leaves the plain query in place.
 fn make_h_copies(
@@ -442,11 +442,17 @@ fn make_h_copies(
         return Ok(());
     };
     let (free, _) = super::runtime::memory_info()?;
-    let reserve = match policy {
-        resident::CopiesPolicy::Auto => working,
-        _ => 0,
-    } + working.saturating_sub(held)
-        + COPIES_MARGIN_BYTES;
+    let still_needed = working.saturating_sub(held) + COPIES_MARGIN_BYTES;
+    // Workers of this process share this device state (one device section at a time), but
+    // another prover process on this GPU needs its own SRS and working set: under the auto
+    // policy the copies leave that room whenever it is there now, so they never take the
+    // place of a second process that would have fit.
+    let other_process = resident::srs_bytes(srs) + working;
+    let reserve = still_needed
+        + match policy {
+            resident::CopiesPolicy::Auto if free >= still_needed + other_process => other_process,
+            _ => 0,
+        };
     let h_bytes = d.h_len * size_of::<blstrs::G1Affine>();
     let fits = |m: u32| {
         let ws = kernels::msm_workspace_size(Curve::G1, n - 1, MsmStrategy::Slices, window, m);
