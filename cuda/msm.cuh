@@ -328,7 +328,7 @@ G16_HD void for_each_digit(const uint32_t s[8], const msm_plan& p, uint32_t w0, 
 
 namespace msm_detail {
 
-constexpr uint32_t kSignBit = 0x80000000u;
+constexpr uint32_t kSignBit = kEntrySign;
 
 __device__ __forceinline__ void load_scalar(const fr_t* scalars, size_t i, bool montgomery,
                                             uint32_t s[8]) {
@@ -460,9 +460,8 @@ inline void scan_counts(uint32_t* counts, uint32_t keys, uint32_t* offsets, uint
 // digit's window (see digit_entry).
 static __global__ void scatter_kernel(const fr_t* scalars, bool montgomery, const uint32_t* index,
                                       size_t n_points, uint32_t base, size_t n, msm_plan p,
-                                      uint32_t w0,
-                                      uint32_t w1, const uint32_t* offsets, uint32_t* fill,
-                                      uint32_t* entries) {
+                                      uint32_t w0, uint32_t w1, const uint32_t* offsets,
+                                      uint32_t* fill, uint32_t* entries) {
   const size_t stride = size_t(gridDim.x) * blockDim.x;
   for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
     uint32_t s[8];
