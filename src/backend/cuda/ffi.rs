@@ -9,6 +9,9 @@ pub type Event = *mut c_void;
 
 pub const SUCCESS: CudaError = 0;
 pub const ERROR_HOST_MEMORY_ALREADY_REGISTERED: CudaError = 712;
+/// `cudaErrorMemoryAllocation`: the optional VRAM users (the NTT's top table, the H query's
+/// copies) treat it as "go without".
+pub const ERROR_MEMORY_ALLOCATION: CudaError = 2;
 
 pub const MEMCPY_HOST_TO_DEVICE: c_int = 1;
 pub const MEMCPY_DEVICE_TO_HOST: c_int = 2;

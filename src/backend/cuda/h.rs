@@ -139,16 +139,13 @@ fn prepare_top(state: &mut DeviceState, lg_n: u32, still_needed: usize) -> Resul
         return Ok(());
     }
     match table.build_top(lg_n, &state.compute) {
-        Err(Error::Cuda { code, .. }) if code == CUDA_ERROR_MEMORY_ALLOCATION => {
+        Err(Error::Cuda { code, .. }) if code == super::ffi::ERROR_MEMORY_ALLOCATION => {
             table.drop_top();
             Ok(())
         }
         other => other.map(drop),
     }
 }
-
-/// `cudaErrorMemoryAllocation`.
-const CUDA_ERROR_MEMORY_ALLOCATION: i32 = 2;
 
 /// The order [`transform`] leaves `h`'s coefficients in.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

@@ -247,7 +247,7 @@ pub fn time_msm_g1_copies(
     let mut ws = DeviceBuffer::<u8>::new(workspace_for::<G1>(n, strategy, window, copies)?)?;
     let mut result = DeviceBuffer::<<G1 as GpuCurve>::Xyzz>::new(1)?;
     let times = event_times(stream, runs, || {
-        let mut args = msm_args::<G1>(
+        let args = msm_args::<G1>(
             &d_points,
             None,
             d_scalars.as_ptr(),
@@ -255,11 +255,10 @@ pub fn time_msm_g1_copies(
             n,
             strategy,
             window,
+            copies,
             &mut ws,
             &mut result,
         );
-        args.n_points = n.min(points.len());
-        args.copies = copies;
         // SAFETY: every buffer is live and sized as the launcher requires.
         unsafe { kernels::msm(&args, stream) }
     })?;
@@ -309,13 +308,15 @@ pub(crate) fn msm_args<C: GpuCurve>(
     n: usize,
     strategy: MsmStrategy,
     window: u32,
+    copies: u32,
     ws: &mut DeviceBuffer<u8>,
     result: &mut DeviceBuffer<C::Xyzz>,
 ) -> MsmArgs {
     MsmArgs {
         curve: C::CURVE,
         points: points.as_ptr(),
-        n_points: points.len(),
+        // `points` holds `copies` copies of the points (see `upload_copies`).
+        n_points: points.len() / copies.max(1) as usize,
         index: index.map_or(std::ptr::null(), |i| i.as_ptr().cast()),
         scalars,
         montgomery,
@@ -323,7 +324,7 @@ pub(crate) fn msm_args<C: GpuCurve>(
         strategy,
         window,
         bit_reversed: 0,
-        copies: 0,
+        copies,
         workspace: ws.as_mut_ptr(),
         workspace_bytes: ws.len(),
         result: result.as_mut_ptr(),
@@ -389,12 +390,11 @@ fn msm<C: GpuCurve, S>(
         n,
         strategy,
         window,
+        copies,
         &mut ws,
         &mut result,
     );
     args.bit_reversed = bit_reversed;
-    args.n_points = points.len();
-    args.copies = copies;
     // SAFETY: every buffer is live and sized as the launcher requires.
     unsafe { kernels::msm(&args, stream)? };
     download_one::<C>(&result, stream)

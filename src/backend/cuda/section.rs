@@ -464,7 +464,9 @@ fn make_h_copies(
     };
     let started = std::time::Instant::now();
     match d.make_h_copies(window, m, copy) {
-        Err(crate::error::Error::Cuda { code, .. }) if code == CUDA_ERROR_MEMORY_ALLOCATION => {
+        Err(crate::error::Error::Cuda { code, .. })
+            if code == super::ffi::ERROR_MEMORY_ALLOCATION =>
+        {
             Ok(())
         }
         Ok(()) => {
@@ -488,9 +490,6 @@ fn make_h_copies(
 
 /// Free VRAM the H query's copies leave beside the rest.
 const COPIES_MARGIN_BYTES: usize = 2 << 30;
-
-/// `cudaErrorMemoryAllocation`.
-const CUDA_ERROR_MEMORY_ALLOCATION: i32 = 2;
 
 /// One workspace serves every MSM and batch addition of the proof (they run one after another).
 fn workspace_bytes(n: usize, split: &CircuitSplit, srs: &Srs, g2_tail: bool) -> usize {
