@@ -376,20 +376,21 @@ __device__ __forceinline__ uint32_t sum_counts(const uint32_t* counts, uint32_t 
   return e;
 }
 
-// Offsets of the keys [lo, hi) from the prefix e before lo, which it advances past hi; zeroes
-// their counts for use as fill cursors by the scatter.
+// Offsets of the keys [lo, hi) from the prefix e before lo, which it advances past hi; their
+// counts become the scatter's fill cursors, each starting at its key's offset, so that the
+// scatter's atomic returns an entry's slot without a read of the offsets.
 __device__ __forceinline__ void write_offsets(uint32_t* counts, uint32_t lo, uint32_t hi,
                                               uint32_t& e, uint32_t* offsets) {
   for (uint32_t k = lo; k < hi; k++) {
     const uint32_t c = counts[k];
     offsets[k] = e;
+    counts[k] = e;
     e += c;
-    counts[k] = 0;
   }
 }
 
-// One block: exclusive scan of counts into offsets, with the total at [keys]; zeroes counts
-// for use as fill cursors by the scatter.
+// One block: exclusive scan of counts into offsets, with the total at [keys]; counts become
+// the scatter's fill cursors (see write_offsets).
 static __global__ void __launch_bounds__(kScanThreads) scan_kernel(uint32_t* counts, uint32_t keys,
                                                                    uint32_t* offsets) {
   __shared__ uint32_t sums[kScanThreads];
@@ -430,7 +431,7 @@ static __global__ void __launch_bounds__(kScanThreads) chunk_scan_kernel(uint32_
   }
 }
 
-// 3: thread i writes the offsets of chunk i from its prefix, and zeroes its counts.
+// 3: thread i writes the offsets of chunk i from its prefix, and its fill cursors.
 static __global__ void chunk_apply_kernel(uint32_t* counts, uint32_t keys, uint32_t chunks,
                                           const uint32_t* chunk_e, uint32_t* offsets) {
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -455,13 +456,20 @@ inline void scan_counts(uint32_t* counts, uint32_t keys, uint32_t* offsets, uint
   chunk_apply_kernel<<<blocks, 256, 0, s>>>(counts, keys, chunks, chunk_e, offsets);
 }
 
+// The fill cursors after the scatter (each at its key's end) back to entry counts.
+static __global__ void cursors_to_counts_kernel(uint32_t* counts, const uint32_t* offsets,
+                                                uint32_t keys) {
+  const uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k < keys) counts[k] -= offsets[k];
+}
+
 // Scalar i's point is index[i], or without an index position k = base + i (base: the chunk's
 // first scalar), or bitrev(k) when the scalars are in bit-reversed order; in the copy of the
 // digit's window (see digit_entry).
 static __global__ void scatter_kernel(const fr_t* scalars, bool montgomery, const uint32_t* index,
                                       size_t n_points, uint32_t base, size_t n, msm_plan p,
-                                      uint32_t w0, uint32_t w1, const uint32_t* offsets,
-                                      uint32_t* fill, uint32_t* entries) {
+                                      uint32_t w0, uint32_t w1, uint32_t* fill,
+                                      uint32_t* entries) {
   const size_t stride = size_t(gridDim.x) * blockDim.x;
   for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
     uint32_t s[8];
@@ -471,8 +479,7 @@ static __global__ void scatter_kernel(const fr_t* scalars, bool montgomery, cons
                            : p.bitrev_lg ? __brev(k) >> (32 - p.bitrev_lg)
                                          : k;
     for_each_digit(s, p, w0, w1, [&](uint32_t w, uint32_t b, bool neg) {
-      const uint32_t key = digit_key(p, w, b);
-      const uint32_t at = offsets[key] + atomicAdd(&fill[key], 1u);
+      const uint32_t at = atomicAdd(&fill[digit_key(p, w, b)], 1u);
       entries[at] = digit_entry(point, digit_copy(p, w), n_points, neg);
     });
   }
@@ -793,11 +800,12 @@ cudaError_t msm(const affine_t<F>* points, size_t n_points, const uint32_t* inde
       scan_counts(counts, keys, offsets, chunk_e, s);
       scatter_kernel<<<scalar_blocks, 256, 0, s>>>(scalars + c0, montgomery,
                                                    index ? index + c0 : nullptr, n_points,
-                                                   (uint32_t)c0, m, p, w0, w1, offsets, counts,
-                                                   entries);
+                                                   (uint32_t)c0, m, p, w0, w1, counts, entries);
       if (p.affine) {
-        // After the scatter counts[k] is bucket k's entry count again (its fill cursor).
         if constexpr (ba_affine_bytes<F>() != 0) {
+          // After the scatter counts[k] is offsets[k + 1] (its cursor's end); the rounds take
+          // entry counts.
+          cursors_to_counts_kernel<<<blocks_for(keys, 256), 256, 0, s>>>(counts, offsets, keys);
           if ((err = ba_accumulate<F>(points, n_points, entries, offsets, counts, keys,
                                       (size_t(w1 - w0)) * m, p.rounds, ba, buckets, c0 > 0, s)))
             return err;

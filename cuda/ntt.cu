@@ -756,7 +756,9 @@ G16_UNROLL
   // Round R: the thread holds slots with window bits [L0, L0 + W) and runs the layers in it.
   // The rounds cut the layers into windows from bit 0 up; DIT runs them upwards, DIF downwards,
   // so both have the round of layer 0 at L0 = 0, where the first group's twiddles are 1.
-  template <int R>
+  // FROM_DATA: the round reads its slots from global memory instead of the tile (a pass's
+  // first round, in place of load()); TO_DATA: writes them there (its last, for store()).
+  template <int R, bool FROM_DATA = false, bool TO_DATA = false>
   G16_HD void round() const {
     constexpr int r = DIT ? R : NR - 1 - R;
     constexpr int s_bot = W * r;
@@ -767,14 +769,41 @@ G16_UNROLL
     const uint32_t hi_part = (ut >> L0) << (L0 + W), lo_part = ut & ((1u << L0) - 1);
     fr_t x[E];
 G16_UNROLL
-    for (int m = 0; m < E; m++) x[m] = sget((l << K) | hi_part | (uint32_t(m) << L0) | lo_part);
+    for (int m = 0; m < E; m++) {
+      const uint32_t t = hi_part | (uint32_t(m) << L0) | lo_part;
+      x[m] = FROM_DATA ? ld_fr(a.data + gidx(l, t)) : sget((l << K) | t);
+    }
     if (DIT && R == 0 && a.lo != 0) twiddle(x, l, ut);
     layers<R, 0, NL, (DIT ? s_bot : s_top), L0>(x, ut);
     if (!DIT && R == NR - 1 && a.lo != 0) twiddle(x, l, ut);
 G16_UNROLL
-    for (int m = 0; m < E; m++) sput((l << K) | hi_part | (uint32_t(m) << L0) | lo_part, x[m]);
+    for (int m = 0; m < E; m++) {
+      const uint32_t t = hi_part | (uint32_t(m) << L0) | lo_part;
+      if (TO_DATA)
+        st_fr(a.data + gidx(l, t), x[m]);
+      else
+        sput((l << K) | t, x[m]);
+    }
   }
 };
+
+// Direct IO: a pass's first round loads its own slots from global memory and its last round
+// stores them, instead of load() and store() moving the whole tile through shared memory in
+// flat order: two fewer round trips through shared memory and two fewer barriers per pass.
+// G16_NTT_STAGED_IO (a tuning switch) keeps load() and store().
+#if defined(G16_NTT_STAGED_IO)
+constexpr bool kDirectIo = false;
+#else
+constexpr bool kDirectIo = true;
+#endif
+// Only on passes over bits [0, k), whose round layouts read whole runs of consecutive elements
+// (G16_NTT_DIRECT_IO_BOTTOM_ONLY, a tuning switch): a pass above them holds 2^c columns per
+// block, which the flat order reads as runs of 2^c elements and the rounds one element apiece.
+#if defined(G16_NTT_DIRECT_IO_BOTTOM_ONLY)
+constexpr bool kDirectIoBottomOnly = true;
+#else
+constexpr bool kDirectIoBottomOnly = false;
+#endif
 
 #if defined(__CUDACC__)
 
@@ -793,11 +822,14 @@ __global__ void coset_table_init_kernel(const coset_init_args a) {
   if (idx < a.lay.total()) coset_entry(a, idx);
 }
 
-template <int K, bool DIT, bool TW, int R>
+// The rounds of a pass on a tile, a barrier after each. FROM_DATA: the first round reads the
+// pass's data itself; TO_DATA: the last writes it, with no barrier after (see direct_io).
+template <int K, bool DIT, bool TW, int R, bool FROM_DATA = false, bool TO_DATA = false>
 __device__ __forceinline__ void run_rounds(const pass_tile<K, DIT, TW>& T) {
-  T.template round<R>();
-  __syncthreads();
-  if constexpr (R + 1 < pass_tile<K, DIT, TW>::NR) run_rounds<K, DIT, TW, R + 1>(T);
+  constexpr bool last = R + 1 == pass_tile<K, DIT, TW>::NR;
+  T.template round<R, FROM_DATA && R == 0, TO_DATA && last>();
+  if constexpr (!(TO_DATA && last)) __syncthreads();
+  if constexpr (!last) run_rounds<K, DIT, TW, R + 1, FROM_DATA, TO_DATA>(T);
 }
 
 // Blocks per SM the register allocation aims for: with 4 elements per thread a block of 2^10
@@ -817,10 +849,14 @@ __global__ void __launch_bounds__(kMaxThreads, G16_NTT_MIN_BLOCKS) ntt_pass_kern
   extern __shared__ uint4 smem[];
   // The high halves sit at a fixed offset so shared-memory addresses share registers.
   const pass_tile<K, DIT, TW> T{a, blockIdx.x, threadIdx.x, blockDim.x, smem, smem + (1u << kTileLog)};
-  T.load();
-  __syncthreads();
-  run_rounds<K, DIT, TW, 0>(T);
-  T.store();
+  if (kDirectIo && (!kDirectIoBottomOnly || a.lo == 0)) {
+    run_rounds<K, DIT, TW, 0, true, true>(T);
+  } else {
+    T.load();
+    __syncthreads();
+    run_rounds<K, DIT, TW, 0>(T);
+    T.store();
+  }
 }
 
 #if defined(G16_NTT_FUSE_H)
@@ -831,11 +867,16 @@ __global__ void __launch_bounds__(kMaxThreads, G16_NTT_MIN_BLOCKS)
   extern __shared__ uint4 smem[];
   const pass_tile<K, false, false> I{inv, blockIdx.x, threadIdx.x, blockDim.x, smem, smem + (1u << kTileLog)};
   const pass_tile<K, true, true> F{fwd, blockIdx.x, threadIdx.x, blockDim.x, smem, smem + (1u << kTileLog)};
-  I.load();
-  __syncthreads();
-  run_rounds<K, false, false, 0>(I);
-  run_rounds<K, true, true, 0>(F);
-  F.store();
+  if constexpr (kDirectIo) {
+    run_rounds<K, false, false, 0, true, false>(I);
+    run_rounds<K, true, true, 0, false, true>(F);
+  } else {
+    I.load();
+    __syncthreads();
+    run_rounds<K, false, false, 0>(I);
+    run_rounds<K, true, true, 0>(F);
+    F.store();
+  }
 }
 
 #if defined(G16_NTT_FUSE_QUOTIENT)

@@ -350,6 +350,14 @@ fn ntt_passes_match_a_radix_2_reference() {
             ),
             ("twiddle tree", "-DG16_EMULATE_PTX -DG16_NTT_TWIDDLE_TREE"),
             ("twiddle chain", "-DG16_EMULATE_PTX -DG16_NTT_TWIDDLE_CHAIN"),
+            (
+                "tiles through shared memory (staged IO)",
+                "-DG16_EMULATE_PTX -DG16_NTT_STAGED_IO",
+            ),
+            (
+                "direct IO on bit-0 passes only",
+                "-DG16_EMULATE_PTX -DG16_NTT_DIRECT_IO_BOTTOM_ONLY",
+            ),
             ("no pass table", "-DG16_EMULATE_PTX -DG16_NTT_NO_PASS_TABLE"),
             (
                 "layer products on the FP64 pipe",

@@ -12,9 +12,12 @@ using namespace g16::ntt_detail;
 static std::mt19937_64 rng(42);
 fr_t rnd() { fr_t x; for (int i=0;i<8;i++) x.v[i]=(uint32_t)rng(); x.v[7] &= 0x3fffffff; return x.to_mont(); }
 
-template<int K, bool DIT, bool TW, int R> void rounds(std::vector<pass_tile<K,DIT,TW>>& ts) {
-  for (auto& T : ts) T.template round<R>();
-  if constexpr (R + 1 < pass_tile<K,DIT,TW>::NR) rounds<K,DIT,TW,R+1>(ts);
+// As run_rounds: FROM_DATA, the first round reads global memory; TO_DATA, the last writes it.
+template<int K, bool DIT, bool TW, int R, bool FROM_DATA = false, bool TO_DATA = false>
+void rounds(std::vector<pass_tile<K,DIT,TW>>& ts) {
+  constexpr bool last = R + 1 == pass_tile<K,DIT,TW>::NR;
+  for (auto& T : ts) T.template round<R, FROM_DATA && R == 0, TO_DATA && last>();
+  if constexpr (!last) rounds<K,DIT,TW,R+1,FROM_DATA,TO_DATA>(ts);
 }
 template<int K, bool DIT, bool TW> void emu_pass_tw(const pass_args& a, const pass_plan& p) {
   std::vector<uint4> smem((size_t(1) << kTileLog) + (size_t(1) << (K + p.c)));
@@ -22,9 +25,13 @@ template<int K, bool DIT, bool TW> void emu_pass_tw(const pass_args& a, const pa
     std::vector<pass_tile<K,DIT,TW>> ts;
     for (uint32_t t = 0; t < p.threads; t++)
       ts.push_back(pass_tile<K,DIT,TW>{a, (uint32_t)b, t, p.threads, smem.data(), smem.data() + (1u << kTileLog)});
-    for (auto& T : ts) T.load();
-    rounds<K,DIT,TW,0>(ts);
-    for (auto& T : ts) T.store();
+    if (kDirectIo && (!kDirectIoBottomOnly || a.lo == 0)) {
+      rounds<K,DIT,TW,0,true,true>(ts);
+    } else {
+      for (auto& T : ts) T.load();
+      rounds<K,DIT,TW,0>(ts);
+      for (auto& T : ts) T.store();
+    }
   }
 }
 template<int K, bool DIT> void emu_pass(const pass_args& a, const pass_plan& p) {
@@ -52,10 +59,15 @@ template<int K> void emu_join(const fused_step& st) {
       is.push_back(pass_tile<K,false,false>{st.x, (uint32_t)b, t, p.threads, smem.data(), smem.data() + (1u << kTileLog)});
       fs.push_back(pass_tile<K,true,true>{st.y, (uint32_t)b, t, p.threads, smem.data(), smem.data() + (1u << kTileLog)});
     }
-    for (auto& T : is) T.load();
-    rounds<K,false,false,0>(is);
-    rounds<K,true,true,0>(fs);
-    for (auto& T : fs) T.store();
+    if constexpr (kDirectIo) {
+      rounds<K,false,false,0,true,false>(is);
+      rounds<K,true,true,0,false,true>(fs);
+    } else {
+      for (auto& T : is) T.load();
+      rounds<K,false,false,0>(is);
+      rounds<K,true,true,0>(fs);
+      for (auto& T : fs) T.store();
+    }
   }
 }
 template<int K> void emu_quotient(const fused_step& st) {
