@@ -3,11 +3,12 @@
 // A transform of 2^L elements is split into passes over bit fields of the index, top bits first
 // (decimation in frequency, natural in -> bit-reversed out) or bottom bits first (decimation in
 // time, bit-reversed in -> natural out). A pass over index bits [lo, lo + K) is the four-step
-// split of the size-2^(lo+K) sub-transforms it belongs to: each block loads "lines" of 2^K
-// elements at stride 2^lo into shared memory, runs a radix-2 DFT of size 2^K on each (two
-// layers per register round, 4 elements per thread, by default), and multiplies element (line
-// column j, tile slot t) by w_M^(j * bitrev_K(t)) with M = 2^(lo+K): after the local DFT (DIF)
-// or before it (DIT). Passes with lo > 0 hold 2+ consecutive columns per block (64-byte runs
+// split of the size-2^(lo+K) sub-transforms it belongs to: each block takes "lines" of 2^K
+// elements at stride 2^lo (its first register round reads them from global memory, its last
+// writes them back, shared memory carries them between rounds: kDirectIo), runs a radix-2 DFT
+// of size 2^K on each (two layers per register round, 4 elements per thread, by default), and
+// multiplies element (line column j, tile slot t) by w_M^(j * bitrev_K(t)) with M = 2^(lo+K):
+// after the local DFT (DIF) or before it (DIT). Passes with lo > 0 hold 2+ consecutive columns per block (64-byte runs
 // in global memory; 4+ with G16_NTT_TILE_LOG=11). A 2^27 transform is 3 passes (9 + 9 + 9
 // bits); at most 10 bits per pass (11 with G16_NTT_TILE_LOG=11).
 //
