@@ -544,10 +544,45 @@ struct pass_tile {
   uint4* s_hi;
 
   // Swizzled shared-memory slot of tile element e = line * 2^K + t: XORs the low three bits
-  // with higher ones so that every round's 16-byte accesses are free of bank conflicts.
+  // with higher ones, so that the 16-byte accesses of each quarter warp (8 lanes) fall in
+  // distinct bank groups. The default form leaves 2-way conflicts in the round at L0 = 2 and,
+  // at 2+ lines per block, in the flat order (an exhaustive count over the lanes; see
+  // G16_NTT_LANE_COLUMNS, whose form has none for K >= 5).
   G16_HD static uint32_t phys(uint32_t e) {
+#if defined(G16_NTT_LANE_COLUMNS)
+    if constexpr (K >= 5) {
+      // Slot bits 3 and 4 and line bits 0, 1, 2 fold in as 1, 6, 6, 3 and 1: free of
+      // conflicts for every round of both lane layouts and the flat order, K = 5..11, every
+      // column count (found by exhaustive search over such XOR forms).
+      const uint32_t l = e >> K;
+      const uint32_t f = ((e >> 3) & 1u) ^ ((0u - ((e >> 4) & 1u)) & 6u) ^
+                         ((0u - (l & 1u)) & 6u) ^ ((0u - ((l >> 1) & 1u)) & 3u) ^ ((l >> 2) & 1u);
+      return e ^ f;
+    }
+#endif
     if (K >= 3) return e ^ (((e >> 3) ^ ((e >> K) << 1)) & 7u);
     return e;
+  }
+
+  // The slot of a thread's element m in a round whose window starts at bit L0.
+  G16_HD static uint32_t round_slot(uint32_t ut, int L0, int m) {
+    return ((ut >> L0) << (L0 + W)) | (uint32_t(m) << L0) | (ut & ((1u << L0) - 1));
+  }
+
+  // This thread's line l in the block and its place ut among the line's threads in the
+  // register rounds. By default a line's threads are consecutive; with G16_NTT_LANE_COLUMNS (a
+  // tuning switch, not yet measured) consecutive lanes take consecutive columns first (the
+  // low min(lo, c) bits of the line), so that with direct IO a round's loads and stores are
+  // runs of 2^min(lo, c) elements in global memory, as the flat order's were.
+  G16_HD void lane(uint32_t& l, uint32_t& ut) const {
+#if defined(G16_NTT_LANE_COLUMNS)
+    const uint32_t al = a.lo < a.c ? a.lo : a.c;
+    l = (tid & ((1u << al) - 1)) | ((tid >> (al + K - W)) << al);
+    ut = (tid >> al) & (TPL - 1);
+#else
+    l = tid >> (K - W);
+    ut = tid & (TPL - 1);
+#endif
   }
   G16_HD fr_t sget(uint32_t e) const { const uint32_t p = phys(e); return join_fr(s_lo[p], s_hi[p]); }
   G16_HD void sput(uint32_t e, const fr_t& x) const { const uint32_t p = phys(e); split_fr(x, s_lo[p], s_hi[p]); }
@@ -766,12 +801,12 @@ G16_UNROLL
     constexpr int s_top = (W * r + W - 1) < K - 1 ? (W * r + W - 1) : K - 1;
     constexpr int L0 = s_bot < K - W ? s_bot : K - W;
     constexpr int NL = s_top - s_bot + 1;
-    const uint32_t l = tid >> (K - W), ut = tid & (TPL - 1);
-    const uint32_t hi_part = (ut >> L0) << (L0 + W), lo_part = ut & ((1u << L0) - 1);
+    uint32_t l, ut;
+    lane(l, ut);
     fr_t x[E];
 G16_UNROLL
     for (int m = 0; m < E; m++) {
-      const uint32_t t = hi_part | (uint32_t(m) << L0) | lo_part;
+      const uint32_t t = round_slot(ut, L0, m);
       x[m] = FROM_DATA ? ld_fr(a.data + gidx(l, t)) : sget((l << K) | t);
     }
     if (DIT && R == 0 && a.lo != 0) twiddle(x, l, ut);
@@ -779,7 +814,7 @@ G16_UNROLL
     if (!DIT && R == NR - 1 && a.lo != 0) twiddle(x, l, ut);
 G16_UNROLL
     for (int m = 0; m < E; m++) {
-      const uint32_t t = hi_part | (uint32_t(m) << L0) | lo_part;
+      const uint32_t t = round_slot(ut, L0, m);
       if (TO_DATA)
         st_fr(a.data + gidx(l, t), x[m]);
       else

@@ -300,6 +300,38 @@ int check_fused(const fr_t& w32, const std::vector<std::string>& sizes) {
   return bad;
 }
 
+// Bank conflicts of the register rounds' shared-memory accesses: for every pass width K >= 5,
+// column count c and lane layout (al = min(lo, c)), how many quarter warps (8 lanes of 16-byte
+// accesses) fall in fewer than 8 bank groups (pass_tile::phys, pass_tile::lane).
+template<int K> int bank_conflicts() {
+  typedef pass_tile<K,false,false> T;
+  int total = 0;
+  for (uint32_t c = 0; K + c <= kTileLog; c++) {
+    const uint32_t nthreads = 1u << (K - T::W + c);
+    for (uint32_t lo = 0; lo <= c; lo++) {
+      pass_args a{}; a.lo = lo; a.c = c;
+      int bad = 0;
+      for (int r = 0; r < T::NR; r++) {
+        const int L0 = T::W * r < K - T::W ? T::W * r : K - T::W;
+        for (int m = 0; m < T::E; m++)
+          for (uint32_t base = 0; base + 8 <= nthreads; base += 8) {
+            uint32_t seen = 0;
+            for (uint32_t tid = base; tid < base + 8; tid++) {
+              const T t{a, 0, tid, nthreads, nullptr, nullptr};
+              uint32_t l, ut;
+              t.lane(l, ut);
+              seen |= 1u << (T::phys((l << K) | T::round_slot(ut, L0, m)) & 7u);
+            }
+            bad += seen != 0xffu;
+          }
+      }
+      printf("banks K %2d c %u lo %u: %d quarter warps conflict\n", K, c, lo, bad);
+      total += bad;
+    }
+  }
+  return total;
+}
+
 int main(int argc, char** argv) {
   // omega_max for lg_max: Fr root of unity of order 2^32, squared 32-lg_max times.
   // Fr::ROOT_OF_UNITY (canonical) = 0x16a2a19edfe81f20d09b681922c813b4b63683508c2280b93829971f439f0d2b
@@ -313,6 +345,21 @@ int main(int argc, char** argv) {
     int bad = check_fused(w32, sizes);
     printf(bad ? "FAIL\n" : "ALL OK\n");
     return bad != 0;
+  }
+  if (argc > 1 && strcmp(argv[1], "banks") == 0) {
+    // With G16_NTT_LANE_COLUMNS there must be none; the default form is only reported.
+    int bad = bank_conflicts<5>() + bank_conflicts<6>() + bank_conflicts<7>() +
+              bank_conflicts<8>() + bank_conflicts<9>() + bank_conflicts<10>();
+#if G16_NTT_TILE_LOG >= 11
+    bad += bank_conflicts<11>();
+#endif
+#if defined(G16_NTT_LANE_COLUMNS)
+    printf(bad ? "FAIL\n" : "ALL OK\n");
+    return bad != 0;
+#else
+    printf("%d quarter warps conflict (default swizzle)\nALL OK\n", bad);
+    return 0;
+#endif
   }
   if (argc > 1 && strcmp(argv[1], "coset") == 0) {
     std::vector<uint32_t> sizes; for (int i=2;i<argc;i++) sizes.push_back(atoi(argv[i]));
