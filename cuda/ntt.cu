@@ -8,9 +8,10 @@
 // writes them back, shared memory carries them between rounds: kDirectIo), runs a radix-2 DFT
 // of size 2^K on each (two layers per register round, 4 elements per thread, by default), and
 // multiplies element (line column j, tile slot t) by w_M^(j * bitrev_K(t)) with M = 2^(lo+K):
-// after the local DFT (DIF) or before it (DIT). Passes with lo > 0 hold 2+ consecutive columns per block (64-byte runs
-// in global memory; 4+ with G16_NTT_TILE_LOG=11). A 2^27 transform is 3 passes (9 + 9 + 9
-// bits); at most 10 bits per pass (11 with G16_NTT_TILE_LOG=11).
+// after the local DFT (DIF) or before it (DIT). Passes with lo > 0 hold 2+ consecutive
+// columns per block (64-byte runs in global memory; 4+ with G16_NTT_TILE_LOG=11). A 2^27
+// transform is 3 passes (9 + 9 + 9 bits); at most 10 bits per pass (11 with
+// G16_NTT_TILE_LOG=11).
 //
 // Twiddle table for lg_max (all entries Montgomery Fr, derived only from omega_max and its
 // inverse, so every smaller domain uses w_n = omega_max^(2^(lg_max - lg_n))):
@@ -859,7 +860,7 @@ __global__ void coset_table_init_kernel(const coset_init_args a) {
 }
 
 // The rounds of a pass on a tile, a barrier after each. FROM_DATA: the first round reads the
-// pass's data itself; TO_DATA: the last writes it, with no barrier after (see direct_io).
+// pass's data itself; TO_DATA: the last writes it, with no barrier after (see kDirectIo).
 template <int K, bool DIT, bool TW, int R, bool FROM_DATA = false, bool TO_DATA = false>
 __device__ __forceinline__ void run_rounds(const pass_tile<K, DIT, TW>& T) {
   constexpr bool last = R + 1 == pass_tile<K, DIT, TW>::NR;
