@@ -483,6 +483,13 @@ G16_HD uint32_t quotient_steps(fr_t* a, const fr_t* b, fr_t* c, uint32_t L, cons
 #ifndef G16_NTT_WINDOW
 #define G16_NTT_WINDOW 2
 #endif
+// A round's lanes take consecutive columns first, with a swizzle free of bank conflicts: on
+// the H200 (2026-12-04) the forward NTT 0.974x and the whole H 0.976x the time of lanes over a
+// line's slots at 2^27, 0.91-0.97x at 2^20-2^26. G16_NTT_LANE_ROWS (a tuning switch) restores
+// the old layout and swizzle.
+#if !defined(G16_NTT_LANE_ROWS)
+#define G16_NTT_LANES_OVER_COLUMNS 1
+#endif
 G16_HD constexpr uint32_t window(uint32_t k) { return k < G16_NTT_WINDOW ? k : G16_NTT_WINDOW; }
 // Threads of the largest block: a tile of 2^kTileLog elements, 2^window per thread.
 constexpr uint32_t kMaxThreads = 1u << (kTileLog - G16_NTT_WINDOW);
@@ -546,11 +553,11 @@ struct pass_tile {
 
   // Swizzled shared-memory slot of tile element e = line * 2^K + t: XORs the low three bits
   // with higher ones, so that the 16-byte accesses of each quarter warp (8 lanes) fall in
-  // distinct bank groups. The default form leaves 2-way conflicts in the round at L0 = 2 and,
-  // at 2+ lines per block, in the flat order (an exhaustive count over the lanes; see
-  // G16_NTT_LANE_COLUMNS, whose form has none for K >= 5).
+  // distinct bank groups. The old form (G16_NTT_LANE_ROWS) leaves 2-way conflicts in the round
+  // at L0 = 2 and, at 2+ lines per block, in the flat order (an exhaustive count over the
+  // lanes, emu_ntt's `banks`); the default has none for K >= 5.
   G16_HD static uint32_t phys(uint32_t e) {
-#if defined(G16_NTT_LANE_COLUMNS)
+#if defined(G16_NTT_LANES_OVER_COLUMNS)
     if constexpr (K >= 5) {
       // Slot bits 3 and 4 and line bits 0, 1, 2 fold in as 1, 6, 6, 3 and 1: free of
       // conflicts for every round of both lane layouts and the flat order, K = 5..11, every
@@ -571,12 +578,12 @@ struct pass_tile {
   }
 
   // This thread's line l in the block and its place ut among the line's threads in the
-  // register rounds. By default a line's threads are consecutive; with G16_NTT_LANE_COLUMNS (a
-  // tuning switch, not yet measured) consecutive lanes take consecutive columns first (the
-  // low min(lo, c) bits of the line), so that with direct IO a round's loads and stores are
-  // runs of 2^min(lo, c) elements in global memory, as the flat order's were.
+  // register rounds. Consecutive lanes take consecutive columns first (the low min(lo, c) bits
+  // of the line), so that with direct IO a round's loads and stores are runs of 2^min(lo, c)
+  // elements in global memory, as the flat order's were; with G16_NTT_LANE_ROWS (a tuning
+  // switch) a line's threads are consecutive.
   G16_HD void lane(uint32_t& l, uint32_t& ut) const {
-#if defined(G16_NTT_LANE_COLUMNS)
+#if defined(G16_NTT_LANES_OVER_COLUMNS)
     const uint32_t al = a.lo < a.c ? a.lo : a.c;
     l = (tid & ((1u << al) - 1)) | ((tid >> (al + K - W)) << al);
     ut = (tid >> al) & (TPL - 1);

@@ -359,8 +359,8 @@ fn ntt_passes_match_a_radix_2_reference() {
                 "-DG16_EMULATE_PTX -DG16_NTT_DIRECT_IO_BOTTOM_ONLY",
             ),
             (
-                "lanes over columns, conflict-free swizzle",
-                "-DG16_EMULATE_PTX -DG16_NTT_LANE_COLUMNS",
+                "lanes over a line's slots (old swizzle)",
+                "-DG16_EMULATE_PTX -DG16_NTT_LANE_ROWS",
             ),
             ("no pass table", "-DG16_EMULATE_PTX -DG16_NTT_NO_PASS_TABLE"),
             (
@@ -379,23 +379,24 @@ fn ntt_passes_match_a_radix_2_reference() {
     );
 }
 
-/// The shared-memory swizzle of `G16_NTT_LANE_COLUMNS`: no quarter warp of any register round
-/// (every pass width from 5 bits, column count and lane layout, tiles of 2^10 and 2^11) falls
-/// in fewer than 8 bank groups. (Built without the switch, `emu_ntt banks` prints the default
-/// swizzle's conflicts: 2-way in the round at L0 = 2 and, at 2+ lines per block, elsewhere.)
+/// The NTT passes' shared-memory swizzle (lanes over columns, the default): no quarter warp of
+/// any register round (every pass width from 5 bits, column count and lane layout, tiles of
+/// 2^10 and 2^11) falls in fewer than 8 bank groups. (Built with `G16_NTT_LANE_ROWS`, `emu_ntt
+/// banks` prints the old swizzle's conflicts: 2-way in the round at L0 = 2 and, at 2+ lines per
+/// block, elsewhere.)
 #[test]
-fn ntt_lane_columns_swizzle_is_free_of_bank_conflicts() {
+fn ntt_swizzle_is_free_of_bank_conflicts() {
     run_variants(
         "emu_ntt.cpp",
         &[
             (
                 "lanes over columns",
-                "-DG16_EMULATE_PTX -DG16_NTT_LANE_COLUMNS",
+                "-DG16_EMULATE_PTX",
                 &["banks"],
             ),
             (
                 "lanes over columns, tiles of 2^11",
-                "-DG16_EMULATE_PTX -DG16_NTT_LANE_COLUMNS -DG16_NTT_TILE_LOG=11",
+                "-DG16_EMULATE_PTX -DG16_NTT_TILE_LOG=11",
                 &["banks"],
             ),
         ],

@@ -347,17 +347,18 @@ int main(int argc, char** argv) {
     return bad != 0;
   }
   if (argc > 1 && strcmp(argv[1], "banks") == 0) {
-    // With G16_NTT_LANE_COLUMNS there must be none; the default form is only reported.
+    // With lanes over columns (the default) there must be none; G16_NTT_LANE_ROWS's form is
+    // only reported.
     int bad = bank_conflicts<5>() + bank_conflicts<6>() + bank_conflicts<7>() +
               bank_conflicts<8>() + bank_conflicts<9>() + bank_conflicts<10>();
 #if G16_NTT_TILE_LOG >= 11
     bad += bank_conflicts<11>();
 #endif
-#if defined(G16_NTT_LANE_COLUMNS)
+#if defined(G16_NTT_LANES_OVER_COLUMNS)
     printf(bad ? "FAIL\n" : "ALL OK\n");
     return bad != 0;
 #else
-    printf("%d quarter warps conflict (default swizzle)\nALL OK\n", bad);
+    printf("%d quarter warps conflict (G16_NTT_LANE_ROWS swizzle)\nALL OK\n", bad);
     return 0;
 #endif
   }
