@@ -6,7 +6,8 @@
 //   count    one thread per scalar: signed c-bit digits, a histogram of (window, |digit|) keys
 //   scan     bucket offsets: one block, or with windows above 16 bits (G16_MSM_MAX_WINDOW)
 //            three kernels over chunks
-//   scatter  one thread per scalar: point index (sign in bit 31) into its bucket's slice
+//   scatter  one thread per scalar: point index (sign in bit 31) into its bucket's slice; for
+//            large passes in two steps over sub-chunks of the scalars (binned scatter, below)
 //   slices   one thread per slice of S sorted entries: XYZZ mixed additions, the sum flushed at
 //            each bucket boundary (see sum_slice), so every thread does S additions however
 //            the scalars fall: one bucket holding every point, or wide windows whose buckets
@@ -40,7 +41,16 @@ namespace g16 {
 // (gpu_bench --msm-strategy slices,affine). kMsmAffineTestChunks runs the rounds
 // over chunks of kBaTestChunk scalars, so that tests reach at small sizes the accumulation
 // across chunks that real MSMs only reach above kBaMaxEntries.
-enum msm_strategy : int { kMsmAuto = 0, kMsmSlices = 1, kMsmAffine = 2, kMsmAffineTestChunks = 3 };
+// kMsmSlicesTestBinned runs the slices with the binned scatter at every size, over sub-chunks
+// of kBinnedTestScalars (or more) scalars, so that tests reach at small sizes what passes of
+// 2^24+ entries do.
+enum msm_strategy : int {
+  kMsmAuto = 0,
+  kMsmSlices = 1,
+  kMsmAffine = 2,
+  kMsmAffineTestChunks = 3,
+  kMsmSlicesTestBinned = 4
+};
 constexpr size_t kBaTestChunk = 4096;
 // Entries per pass and chunk of the batch-affine rounds: their two buffers of affine sums take
 // about 72 bytes per entry (4.8 GB at 2^26).
@@ -64,10 +74,34 @@ struct msm_plan {
   uint32_t bitrev_lg;    // 0: scalar k goes with point k; else with point bitrev(k) of this many bits
   uint32_t copies;       // m: precomputed multiples per point (1: none); windows of a group share buckets
   uint32_t groups;       // ceil(windows / m): bucket sets, combined with c m doublings apart
+  uint32_t subs;         // sub-chunks of the binned scatter per pass (1: the direct scatter)
+  size_t sub_scalars;    // scalars per sub-chunk (the last one may be shorter)
+  uint32_t bin_shift;    // binned scatter: key >> bin_shift is the key's bin
+  uint32_t bins;         // bins per pass (at most kScatterBins)
+  size_t max_pairs;      // (key, entry) pairs of one sub-chunk: sub_scalars * per_pass
   // Workspace layout (byte offsets).
   size_t off_counts, off_offsets, off_entries, off_heads, off_buckets, off_segs, off_windows,
-      off_chunks, off_ba_off, off_ba_cnt, off_ba_flags, off_ba_buf[2], total;
+      off_chunks, off_ba_off, off_ba_cnt, off_ba_flags, off_ba_buf[2], off_pairs, off_bins,
+      total;
 };
+
+// The binned scatter. Writing each entry straight to its slot (the direct scatter) is a random
+// 4-byte write into an array of GBs: the H200 fills and writes back a 32-byte sector for each
+// (Nsight Compute, 2^24 points over 12 copies: 12.1 GB of DRAM traffic for 0.8 GB of
+// entries). For passes of kBinnedFromEntries+ entries the scatter runs in two steps per
+// sub-chunk of the scalars instead: the bin step writes (key, entry) pairs grouped by bin (a
+// range of keys: runs reserved per block, so whole sectors), then the place step puts them in
+// order, bin after bin, so that its writes stay within one bin's stretch of the entries, which
+// L2 holds. Within a bucket the entries are ordered by sub-chunk: each (sub-chunk, key) has a
+// cursor of its own, so a sub-chunk's entries of a bucket are one contiguous run.
+constexpr uint32_t kScatterBins = 256;
+constexpr size_t kBinnedFromEntries = size_t(1) << 24;
+// Pairs per sub-chunk (8 bytes each): about 1 GiB of workspace at most.
+constexpr size_t kBinnedPairs = size_t(1) << 27;
+constexpr size_t kBinnedTestScalars = 1000;
+constexpr size_t kBinnedTestSubs = 64;
+// Windows per pass up to which the bin step keeps each digit's rank in shared memory.
+constexpr uint32_t kBinnedMaxWindows = 16;
 
 // Window width from the size: log2(n) - 3 bits up to G16_MSM_MAX_WINDOW, and
 // G16_MSM_WIDE_WINDOW bits from 2^G16_MSM_WIDE_FROM points up (0: never). Measured on the H100
@@ -141,7 +175,7 @@ inline bool make_msm_plan(size_t n, size_t xyzz_bytes, size_t affine_bytes, int 
   const uint32_t forced = (uint32_t(code) >> 8) & 0xff;
   const uint32_t bitrev_lg = (uint32_t(code) >> 16) & 0x1f;
   uint32_t copies = (uint32_t(code) >> 21) & 0x1f;
-  if (strategy > kMsmAffineTestChunks || (uint32_t(code) >> 26) != 0) return false;
+  if (strategy > kMsmSlicesTestBinned || (uint32_t(code) >> 26) != 0) return false;
   if (forced != 0 && (forced < 4 || forced > 24)) return false;
   if (copies == 0) copies = 1;
   if (copies > 1 && (forced == 0 || strategy == kMsmAffine || strategy == kMsmAffineTestChunks))
@@ -169,6 +203,15 @@ inline bool make_msm_plan(size_t n, size_t xyzz_bytes, size_t affine_bytes, int 
   per = per / copies * copies;
   if (per < copies) per = copies;
   if (per > p->windows) per = p->windows;
+  // The binned scatter (see kScatterBins), for the slices' large passes: at most
+  // kBinnedMaxWindows windows per pass (whole groups). G16_MSM_DIRECT_SCATTER (a tuning
+  // switch) keeps the direct scatter but under kMsmSlicesTestBinned.
+  bool binned = !p->affine && copies <= kBinnedMaxWindows &&
+                (strategy == kMsmSlicesTestBinned || n * per >= kBinnedFromEntries);
+#if defined(G16_MSM_DIRECT_SCATTER)
+  binned = binned && strategy == kMsmSlicesTestBinned;
+#endif
+  if (binned && per > kBinnedMaxWindows) per = kBinnedMaxWindows / copies * copies;
   p->per_pass = (uint32_t)per;
   p->max_entries = p->chunk * p->per_pass;
   if (p->max_entries >= (uint64_t(1) << 32)) return false;  // entry offsets are 32-bit
@@ -189,8 +232,29 @@ inline bool make_msm_plan(size_t n, size_t xyzz_bytes, size_t affine_bytes, int 
   }
   p->seg = p->buckets < 64 ? p->buckets : 64;
   const size_t segs = keys / p->seg;
+  p->subs = 1;
+  p->sub_scalars = p->chunk;
+  p->bin_shift = 0;
+  p->bins = 0;
+  p->max_pairs = 0;
+  if (binned) {
+    if (strategy == kMsmSlicesTestBinned) {
+      // Small sub-chunks, at most kBinnedTestSubs of them (each has a histogram of the keys).
+      p->sub_scalars = (p->chunk + kBinnedTestSubs - 1) / kBinnedTestSubs;
+      if (p->sub_scalars < kBinnedTestScalars) p->sub_scalars = kBinnedTestScalars;
+    } else {
+      const size_t subs = (p->chunk * p->per_pass + kBinnedPairs - 1) / kBinnedPairs;
+      p->sub_scalars = (p->chunk + subs - 1) / subs;
+    }
+    if (p->sub_scalars > p->chunk) p->sub_scalars = p->chunk;
+    p->subs = (uint32_t)((p->chunk + p->sub_scalars - 1) / p->sub_scalars);
+    while ((size_t(kScatterBins) << p->bin_shift) < keys) p->bin_shift++;
+    p->bins = (uint32_t)((keys + (size_t(1) << p->bin_shift) - 1) >> p->bin_shift);
+    p->max_pairs = p->sub_scalars * p->per_pass;
+  }
   size_t off = 0;
-  p->off_counts = off;       off = align_up(off + (keys + 1) * 4);
+  // Counts (then fill cursors) per sub-chunk, keys + 1 apart.
+  p->off_counts = off;       off = align_up(off + p->subs * (keys + 1) * 4);
   p->off_offsets = off;      off = align_up(off + (keys + 1) * 4);
   p->off_entries = off;      off = align_up(off + p->max_entries * 4);
   p->off_heads = off;        off = align_up(off + p->max_slices * xyzz_bytes);
@@ -207,6 +271,9 @@ inline bool make_msm_plan(size_t n, size_t xyzz_bytes, size_t affine_bytes, int 
   for (int b = 0; b < 2; b++) {
     p->off_ba_buf[b] = off;  off = align_up(off + p->ba_slots[b] * affine_bytes);
   }
+  p->off_pairs = off;        off = align_up(off + p->max_pairs * 8);
+  // Per sub-chunk: each bin's pair count, then its cursor in the pairs (and the total).
+  p->off_bins = off;         off = align_up(off + (binned ? p->subs * 2 * (p->bins + 1) * 4 : 0));
   p->total = off;
   return true;
 }
@@ -338,14 +405,16 @@ __device__ __forceinline__ void load_scalar(const fr_t* scalars, size_t i, bool 
   for (int k = 0; k < 8; k++) s[k] = x.v[k];
 }
 
+// Histogram of the keys, one per sub-chunk of p.sub_scalars scalars (`count_stride` apart).
 static __global__ void count_kernel(const fr_t* scalars, bool montgomery, size_t n, msm_plan p, uint32_t w0,
-                             uint32_t w1, uint32_t* counts) {
+                             uint32_t w1, uint32_t* counts, uint32_t count_stride) {
   const size_t stride = size_t(gridDim.x) * blockDim.x;
   for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
     uint32_t s[8];
     load_scalar(scalars, i, montgomery, s);
+    uint32_t* sub_counts = counts + size_t(i / p.sub_scalars) * count_stride;
     for_each_digit(s, p, w0, w1, [&](uint32_t w, uint32_t b, bool) {
-      atomicAdd(&counts[digit_key(p, w, b)], 1u);
+      atomicAdd(&sub_counts[digit_key(p, w, b)], 1u);
     });
   }
 }
@@ -369,48 +438,61 @@ __device__ __forceinline__ void block_exclusive_scan(uint32_t& e, uint32_t* sums
   total = sums[kScanThreads - 1];
 }
 
-// Entries of the keys [lo, hi).
-__device__ __forceinline__ uint32_t sum_counts(const uint32_t* counts, uint32_t lo, uint32_t hi) {
+}  // namespace msm_detail
+#endif  // __CUDACC__ (reopened below)
+
+// Entries of the keys [lo, hi), over `subs` histograms `stride` apart.
+G16_HD uint32_t sum_counts(const uint32_t* counts, uint32_t lo, uint32_t hi, uint32_t subs,
+                           uint32_t stride) {
   uint32_t e = 0;
-  for (uint32_t k = lo; k < hi; k++) e += counts[k];
+  for (uint32_t sub = 0; sub < subs; sub++)
+    for (uint32_t k = lo; k < hi; k++) e += counts[size_t(sub) * stride + k];
   return e;
 }
 
 // Offsets of the keys [lo, hi) from the prefix e before lo, which it advances past hi; their
 // counts become the scatter's fill cursors, each starting at its key's offset, so that the
-// scatter's atomic returns an entry's slot without a read of the offsets.
-__device__ __forceinline__ void write_offsets(uint32_t* counts, uint32_t lo, uint32_t hi,
-                                              uint32_t& e, uint32_t* offsets) {
+// scatter's atomic returns an entry's slot without a read of the offsets. With sub-chunks
+// (the binned scatter) a key's entries are ordered by sub-chunk, each with a cursor of its own.
+G16_HD void write_offsets(uint32_t* counts, uint32_t lo, uint32_t hi, uint32_t& e,
+                          uint32_t* offsets, uint32_t subs, uint32_t stride) {
   for (uint32_t k = lo; k < hi; k++) {
-    const uint32_t c = counts[k];
     offsets[k] = e;
-    counts[k] = e;
-    e += c;
+    for (uint32_t sub = 0; sub < subs; sub++) {
+      uint32_t& c = counts[size_t(sub) * stride + k];
+      const uint32_t here = c;
+      c = e;
+      e += here;
+    }
   }
 }
+
+#if defined(__CUDACC__)
+namespace msm_detail {
 
 // One block: exclusive scan of counts into offsets, with the total at [keys]; counts become
 // the scatter's fill cursors (see write_offsets).
 static __global__ void __launch_bounds__(kScanThreads) scan_kernel(uint32_t* counts, uint32_t keys,
-                                                                   uint32_t* offsets) {
+                                                                   uint32_t* offsets, uint32_t subs,
+                                                                   uint32_t stride) {
   __shared__ uint32_t sums[kScanThreads];
   const uint32_t per = (keys + kScanThreads - 1) / kScanThreads;
-  const uint32_t lo = threadIdx.x * per;
+  const uint32_t lo = min(threadIdx.x * per, keys);
   const uint32_t hi = min(lo + per, keys);
-  uint32_t e = sum_counts(counts, lo, hi);
+  uint32_t e = sum_counts(counts, lo, hi, subs, stride);
   uint32_t total;
   block_exclusive_scan(e, sums, total);
-  write_offsets(counts, lo, hi, e, offsets);
+  write_offsets(counts, lo, hi, e, offsets, subs, stride);
   if (threadIdx.x == kScanThreads - 1) offsets[keys] = total;
 }
 
 // The same scan over more keys, in three steps. 1: thread i sums chunk i of the counts.
 static __global__ void chunk_sums_kernel(const uint32_t* counts, uint32_t keys, uint32_t chunks,
-                                         uint32_t* chunk_e) {
+                                         uint32_t* chunk_e, uint32_t subs, uint32_t stride) {
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= chunks) return;
   const uint32_t lo = i * kScanChunk, hi = min(lo + kScanChunk, keys);
-  chunk_e[i] = sum_counts(counts, lo, hi);
+  chunk_e[i] = sum_counts(counts, lo, hi, subs, stride);
 }
 
 // 2: one block turns the chunk sums into exclusive prefix sums, in place.
@@ -433,27 +515,28 @@ static __global__ void __launch_bounds__(kScanThreads) chunk_scan_kernel(uint32_
 
 // 3: thread i writes the offsets of chunk i from its prefix, and its fill cursors.
 static __global__ void chunk_apply_kernel(uint32_t* counts, uint32_t keys, uint32_t chunks,
-                                          const uint32_t* chunk_e, uint32_t* offsets) {
+                                          const uint32_t* chunk_e, uint32_t* offsets,
+                                          uint32_t subs, uint32_t stride) {
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= chunks) return;
   const uint32_t lo = i * kScanChunk, hi = min(lo + kScanChunk, keys);
   uint32_t e = chunk_e[i];
-  write_offsets(counts, lo, hi, e, offsets);
+  write_offsets(counts, lo, hi, e, offsets, subs, stride);
   if (i == chunks - 1) offsets[keys] = e;
 }
 
 // Bucket offsets of `keys` counts, by whichever scan suits their number.
 inline void scan_counts(uint32_t* counts, uint32_t keys, uint32_t* offsets, uint32_t* chunk_e,
-                        cudaStream_t s) {
+                        uint32_t subs, uint32_t stride, cudaStream_t s) {
   if (keys <= kSingleBlockScanKeys) {
-    scan_kernel<<<1, kScanThreads, 0, s>>>(counts, keys, offsets);
+    scan_kernel<<<1, kScanThreads, 0, s>>>(counts, keys, offsets, subs, stride);
     return;
   }
   const uint32_t chunks = (keys + kScanChunk - 1) / kScanChunk;
   const unsigned blocks = (chunks + 255) / 256;
-  chunk_sums_kernel<<<blocks, 256, 0, s>>>(counts, keys, chunks, chunk_e);
+  chunk_sums_kernel<<<blocks, 256, 0, s>>>(counts, keys, chunks, chunk_e, subs, stride);
   chunk_scan_kernel<<<1, kScanThreads, 0, s>>>(chunks, chunk_e);
-  chunk_apply_kernel<<<blocks, 256, 0, s>>>(counts, keys, chunks, chunk_e, offsets);
+  chunk_apply_kernel<<<blocks, 256, 0, s>>>(counts, keys, chunks, chunk_e, offsets, subs, stride);
 }
 
 // The fill cursors after the scatter (each at its key's end) back to entry counts.
@@ -482,6 +565,94 @@ static __global__ void scatter_kernel(const fr_t* scalars, bool montgomery, cons
       const uint32_t at = atomicAdd(&fill[digit_key(p, w, b)], 1u);
       entries[at] = digit_entry(point, digit_copy(p, w), n_points, neg);
     });
+  }
+}
+
+// The binned scatter (see kScatterBins), per sub-chunk `sub` of the scalars. `bins` holds per
+// sub-chunk 2 (p.bins + 1) words: each bin's pair count, then each bin's cursor into the
+// sub-chunk's pairs and, at [p.bins], their total.
+
+// 1: bin b's pair count in sub-chunk blockIdx.y (block b sums its keys' counts).
+static __global__ void bin_counts_kernel(const uint32_t* counts, uint32_t count_stride,
+                                         uint32_t keys, msm_plan p, uint32_t* bins) {
+  __shared__ uint32_t part[256];
+  const uint32_t b = blockIdx.x, sub = blockIdx.y;
+  const uint32_t lo = b << p.bin_shift, hi = min(lo + (1u << p.bin_shift), keys);
+  const uint32_t* c = counts + size_t(sub) * count_stride;
+  uint32_t e = 0;
+  for (uint32_t k = lo + threadIdx.x; k < hi; k += blockDim.x) e += c[k];
+  part[threadIdx.x] = e;
+  __syncthreads();
+  for (uint32_t d = blockDim.x / 2; d > 0; d >>= 1) {
+    if (threadIdx.x < d) part[threadIdx.x] += part[threadIdx.x + d];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) bins[size_t(sub) * 2 * (p.bins + 1) + b] = part[0];
+}
+
+// 2: one block per sub-chunk: each bin's cursor (exclusive prefix of the counts), the total.
+static __global__ void __launch_bounds__(kScatterBins) bin_scan_kernel(msm_plan p, uint32_t* bins) {
+  __shared__ uint32_t sums[kScatterBins];
+  uint32_t* counts = bins + size_t(blockIdx.x) * 2 * (p.bins + 1);
+  uint32_t* cursors = counts + p.bins + 1;
+  const uint32_t b = threadIdx.x;
+  sums[b] = b < p.bins ? counts[b] : 0;
+  __syncthreads();
+  for (uint32_t d = 1; d < kScatterBins; d <<= 1) {
+    const uint32_t add = b >= d ? sums[b - d] : 0;
+    __syncthreads();
+    sums[b] += add;
+    __syncthreads();
+  }
+  if (b < p.bins) cursors[b] = b ? sums[b - 1] : 0;
+  if (b == 0) cursors[p.bins] = sums[kScatterBins - 1];
+}
+
+// 3, the bin step: one thread per scalar of the sub-chunk [lo, hi), blocks of kScatterBins.
+// A block ranks its digits per bin in shared memory, reserves one run per bin with one atomic,
+// and writes its (key, entry) pairs there.
+static __global__ void __launch_bounds__(kScatterBins)
+    bin_kernel(const fr_t* scalars, bool montgomery, const uint32_t* index, size_t n_points,
+               uint32_t base, size_t lo, size_t hi, msm_plan p, uint32_t w0, uint32_t w1,
+               uint32_t* cursors, uint2* pairs) {
+  __shared__ uint32_t hist[kScatterBins];
+  __shared__ uint32_t run[kScatterBins];
+  __shared__ uint16_t rank[kBinnedMaxWindows][kScatterBins];
+  const uint32_t tid = threadIdx.x;
+  hist[tid] = 0;
+  __syncthreads();
+  const size_t i = lo + size_t(blockIdx.x) * kScatterBins + tid;
+  const bool live = i < hi;
+  uint32_t s[8];
+  if (live) {
+    load_scalar(scalars, i, montgomery, s);
+    for_each_digit(s, p, w0, w1, [&](uint32_t w, uint32_t b, bool) {
+      rank[w][tid] = (uint16_t)atomicAdd(&hist[digit_key(p, w, b) >> p.bin_shift], 1u);
+    });
+  }
+  __syncthreads();
+  if (hist[tid] != 0) run[tid] = atomicAdd(&cursors[tid], hist[tid]);
+  __syncthreads();
+  if (!live) return;
+  const uint32_t k = base + (uint32_t)i;
+  const uint32_t point = index ? __ldg(index + i)
+                         : p.bitrev_lg ? __brev(k) >> (32 - p.bitrev_lg)
+                                       : k;
+  for_each_digit(s, p, w0, w1, [&](uint32_t w, uint32_t b, bool neg) {
+    const uint32_t key = digit_key(p, w, b);
+    pairs[run[key >> p.bin_shift] + rank[w][tid]] =
+        make_uint2(key, digit_entry(point, digit_copy(p, w), n_points, neg));
+  });
+}
+
+// 4, the place step: one thread per pair, in bin order; `fill` is the sub-chunk's cursors.
+static __global__ void place_kernel(const uint2* pairs, const uint32_t* total, size_t most,
+                                    uint32_t* fill, uint32_t* entries) {
+  const size_t n = min(size_t(*total), most);
+  const size_t stride = size_t(gridDim.x) * blockDim.x;
+  for (size_t j = size_t(blockIdx.x) * blockDim.x + threadIdx.x; j < n; j += stride) {
+    const uint2 pr = pairs[j];
+    entries[atomicAdd(&fill[pr.x], 1u)] = pr.y;
   }
 }
 
@@ -776,7 +947,10 @@ cudaError_t msm(const affine_t<F>* points, size_t n_points, const uint32_t* inde
   P* segs = reinterpret_cast<P*>(ws + p.off_segs);
   P* windows = reinterpret_cast<P*>(ws + p.off_windows);
   uint32_t* chunk_e = reinterpret_cast<uint32_t*>(ws + p.off_chunks);
+  uint2* pairs = reinterpret_cast<uint2*>(ws + p.off_pairs);
+  uint32_t* bins = reinterpret_cast<uint32_t*>(ws + p.off_bins);
   const uint32_t keys_full = pass_groups(p, p.per_pass) * p.buckets;
+  const uint32_t count_stride = keys_full + 1;
   ba_buffers<F> ba;
   for (int b = 0; b < 2; b++) {
     ba.off[b] = reinterpret_cast<uint32_t*>(ws + p.off_ba_off) + b * (size_t(keys_full) + 1);
@@ -795,12 +969,33 @@ cudaError_t msm(const affine_t<F>* points, size_t n_points, const uint32_t* inde
     for (size_t c0 = 0; c0 < n; c0 += p.chunk) {
       const size_t m = n - c0 < p.chunk ? n - c0 : p.chunk;
       const unsigned scalar_blocks = blocks_for(m, 256);
-      if ((err = cudaMemsetAsync(counts, 0, (keys_full + 1) * sizeof(uint32_t), s))) return err;
-      count_kernel<<<scalar_blocks, 256, 0, s>>>(scalars + c0, montgomery, m, p, w0, w1, counts);
-      scan_counts(counts, keys, offsets, chunk_e, s);
-      scatter_kernel<<<scalar_blocks, 256, 0, s>>>(scalars + c0, montgomery,
-                                                   index ? index + c0 : nullptr, n_points,
-                                                   (uint32_t)c0, m, p, w0, w1, counts, entries);
+      // Sub-chunks of this chunk (1 unless the scatter is binned).
+      const uint32_t subs = (uint32_t)((m + p.sub_scalars - 1) / p.sub_scalars);
+      if ((err = cudaMemsetAsync(counts, 0, size_t(subs) * count_stride * sizeof(uint32_t), s)))
+        return err;
+      count_kernel<<<scalar_blocks, 256, 0, s>>>(scalars + c0, montgomery, m, p, w0, w1, counts,
+                                                 count_stride);
+      if (p.max_pairs != 0) {
+        bin_counts_kernel<<<dim3(p.bins, subs), 256, 0, s>>>(counts, count_stride, keys, p, bins);
+        bin_scan_kernel<<<subs, kScatterBins, 0, s>>>(p, bins);
+      }
+      scan_counts(counts, keys, offsets, chunk_e, subs, count_stride, s);
+      if (p.max_pairs == 0) {
+        scatter_kernel<<<scalar_blocks, 256, 0, s>>>(scalars + c0, montgomery,
+                                                     index ? index + c0 : nullptr, n_points,
+                                                     (uint32_t)c0, m, p, w0, w1, counts, entries);
+      }
+      for (uint32_t sub = 0; p.max_pairs != 0 && sub < subs; sub++) {
+        const size_t lo = size_t(sub) * p.sub_scalars;
+        const size_t hi = lo + p.sub_scalars < m ? lo + p.sub_scalars : m;
+        uint32_t* sub_bins = bins + size_t(sub) * 2 * (p.bins + 1) + p.bins + 1;
+        bin_kernel<<<blocks_for(hi - lo, kScatterBins), kScatterBins, 0, s>>>(
+            scalars + c0, montgomery, index ? index + c0 : nullptr, n_points, (uint32_t)c0, lo,
+            hi, p, w0, w1, sub_bins, pairs);
+        place_kernel<<<blocks_for(p.max_pairs, 256), 256, 0, s>>>(
+            pairs, sub_bins + p.bins, p.max_pairs, counts + size_t(sub) * count_stride,
+            entries);
+      }
       if (p.affine) {
         if constexpr (ba_affine_bytes<F>() != 0) {
           // After the scatter counts[k] is offsets[k + 1] (its cursor's end); the rounds take

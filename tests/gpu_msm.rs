@@ -97,9 +97,9 @@ impl TestCurve for G2Projective {
         points: &[G2Affine],
         indices: Option<&[u32]>,
         scalars: &[blst_scalar],
-        _strategy: MsmStrategy,
+        strategy: MsmStrategy,
     ) -> Self {
-        msm::msm_g2(0, points, indices, scalars).unwrap()
+        msm::msm_g2_with(0, points, indices, scalars, strategy).unwrap()
     }
     fn gpu_sum(points: &[G2Affine], ones: &OnesBitmap) -> Self {
         msm::sum_g2(0, points, ones).unwrap()
@@ -191,11 +191,14 @@ fn point_sum<P: TestCurve>(points: &[P::Affine]) -> P {
 }
 
 /// The bucket strategies each G1 case runs under (G2 runs its cases once).
-const G1_STRATEGIES: [MsmStrategy; 3] = [
+const G1_STRATEGIES: [MsmStrategy; 4] = [
     MsmStrategy::Slices,
     MsmStrategy::Affine,
     MsmStrategy::AffineTestChunks,
+    MsmStrategy::SlicesTestBinned,
 ];
+/// G2 has the slices only: with the direct scatter (below 2^24 entries) and the binned one.
+const G2_STRATEGIES: [MsmStrategy; 2] = [MsmStrategy::Auto, MsmStrategy::SlicesTestBinned];
 
 /// Checks the GPU MSM under every strategy `P` has.
 #[track_caller]
@@ -210,7 +213,7 @@ fn check_msm<P: TestCurve + std::fmt::Debug>(
     let strategies: &[MsmStrategy] = if P::NAME == "G1" {
         &G1_STRATEGIES
     } else {
-        &[MsmStrategy::Auto]
+        &G2_STRATEGIES
     };
     let scalars = canonical(scalars);
     for &strategy in strategies {
@@ -775,13 +778,24 @@ fn g1_msm_precomputed_copies() {
         let equal = vec![s[0]; n];
         for (what, sc) in [("random and edge scalars", &s), ("equal scalars", &equal)] {
             let want = oracle_msm::<G1Projective>(&points, None, sc);
-            let got =
-                msm::msm_g1_precomputed(0, &points, None, &canonical(sc), false, 0, window, m)
-                    .unwrap();
-            assert!(
-                got == want,
-                "G1 MSM of {n} points over {m} copies for {window}-bit windows, {what}"
-            );
+            for strategy in [MsmStrategy::Slices, MsmStrategy::SlicesTestBinned] {
+                let got = msm::msm_g1_precomputed_with(
+                    0,
+                    &points,
+                    None,
+                    &canonical(sc),
+                    false,
+                    0,
+                    window,
+                    m,
+                    strategy,
+                )
+                .unwrap();
+                assert!(
+                    got == want,
+                    "G1 MSM of {n} points over {m} copies for {window}-bit windows ({strategy:?}), {what}"
+                );
+            }
         }
         // An index with repeats and entries past the points (the identity).
         let idx: Vec<u32> = (0..n as u32)
@@ -812,11 +826,15 @@ fn g1_msm_precomputed_copies() {
             Some(&live.iter().map(|&k| rev(k)).collect::<Vec<_>>()),
             &live.iter().map(|&k| s[k]).collect::<Vec<_>>(),
         );
-        let got = msm::msm_g1_precomputed(0, &points, None, &s, true, bits, window, m).unwrap();
-        assert!(
-            got == want,
-            "bit-reversed G1 MSM of {n} points over {m} copies"
-        );
+        for strategy in [MsmStrategy::Slices, MsmStrategy::SlicesTestBinned] {
+            let got =
+                msm::msm_g1_precomputed_with(0, &points, None, &s, true, bits, window, m, strategy)
+                    .unwrap();
+            assert!(
+                got == want,
+                "bit-reversed G1 MSM of {n} points over {m} copies ({strategy:?})"
+            );
+        }
     }
     // Refused: copies without a window, more copies than windows, copies on too many points.
     let s = canonical(&random_scalars(8, 2190));

@@ -389,11 +389,7 @@ fn ntt_swizzle_is_free_of_bank_conflicts() {
     run_variants(
         "emu_ntt.cpp",
         &[
-            (
-                "lanes over columns",
-                "-DG16_EMULATE_PTX",
-                &["banks"],
-            ),
+            ("lanes over columns", "-DG16_EMULATE_PTX", &["banks"]),
             (
                 "lanes over columns, tiles of 2^11",
                 "-DG16_EMULATE_PTX -DG16_NTT_TILE_LOG=11",

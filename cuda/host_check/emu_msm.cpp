@@ -8,6 +8,7 @@
 // Build: g++ -x c++ -DG16_EMULATE_PTX -O2 -std=c++17 -include cstring emu_msm.cpp -o emu_msm && ./emu_msm
 #include "../msm.cuh"
 #include <cstdio>
+#include <algorithm>
 #include <array>
 #include <random>
 #include <vector>
@@ -189,8 +190,142 @@ static int check_copies(size_t n, uint32_t c, uint32_t copies, int scalar_kind,
   return errs;
 }
 
+// The binned scatter (count per sub-chunk, bin counts and cursors, the scan with a cursor per
+// sub-chunk and key, the bin step block by block with its shared-memory ranks and one run per
+// bin, the place step in pair order), as the kernels run it: every bucket's slots
+// [offsets[k], offsets[k + 1]) must hold exactly its digits' entries, each slot written once,
+// and no bin step's pair may fall outside its bin's run.
+static int check_binned(size_t n, int code, int scalar_kind, const char* what) {
+  msm_plan p;
+  if (!make_msm_plan(n, 192, 0, code, &p) || p.max_pairs == 0) {
+    printf("binned %-24s n %7zu: plan refused or not binned\n", what, n);
+    return 1;
+  }
+  std::vector<std::array<uint32_t, 8>> scalars(n);
+  for (size_t i = 0; i < n; i++)
+    for (int k = 0; k < 8; k++) {
+      uint32_t v = (uint32_t)rng();
+      if (scalar_kind == 1) v = k == 0 ? 5u : 0u;  // all equal: one bucket per window
+      if (scalar_kind == 2) v = k == 0 ? uint32_t(i % 3) : 0;  // 0, 1, 2
+      if (k == 7) v &= 0x7fffffffu;
+      scalars[i][k] = v;
+    }
+  const size_t n_points = n;
+  int bad = 0;
+  const uint32_t keys_full = pass_groups(p, p.per_pass) * p.buckets, stride = keys_full + 1;
+  for (uint32_t w0 = 0; w0 < p.windows; w0 += p.per_pass) {
+    const uint32_t w1 = std::min(w0 + p.per_pass, p.windows);
+    const uint32_t keys = pass_groups(p, w1 - w0) * p.buckets;
+    const uint32_t subs = (uint32_t)((n + p.sub_scalars - 1) / p.sub_scalars);
+    if (subs > p.subs) bad++;
+    std::vector<uint32_t> counts(size_t(subs) * stride, 0), offsets(keys + 1, 0);
+    std::vector<std::vector<uint32_t>> want(keys);
+    for (size_t i = 0; i < n; i++)
+      for_each_digit(scalars[i].data(), p, w0, w1, [&](uint32_t w, uint32_t b, bool neg) {
+        const uint32_t key = digit_key(p, w, b);
+        counts[(i / p.sub_scalars) * stride + key]++;
+        want[key].push_back(digit_entry((uint32_t)i, digit_copy(p, w), n_points, neg));
+      });
+    // Bin counts and cursors per sub-chunk (bin_counts_kernel, bin_scan_kernel).
+    std::vector<uint32_t> bins(size_t(subs) * 2 * (p.bins + 1), 0);
+    for (uint32_t sub = 0; sub < subs; sub++) {
+      uint32_t* bc = &bins[size_t(sub) * 2 * (p.bins + 1)];
+      for (uint32_t b = 0; b < p.bins; b++)
+        for (uint32_t k = b << p.bin_shift; k < std::min((b + 1) << p.bin_shift, keys); k++)
+          bc[b] += counts[sub * stride + k];
+      uint32_t e = 0;
+      for (uint32_t b = 0; b < p.bins; b++) { bc[p.bins + 1 + b] = e; e += bc[b]; }
+      bc[2 * p.bins + 1] = e;
+    }
+    // The scan: one thread's share at a time, as scan_kernel's threads split the keys.
+    uint32_t e = 0;
+    for (uint32_t lo = 0; lo < keys; lo += 37) {
+      const uint32_t hi = std::min(lo + 37, keys);
+      const uint32_t before = e;
+      const uint32_t part = sum_counts(counts.data(), lo, hi, subs, stride);
+      write_offsets(counts.data(), lo, hi, e, offsets.data(), subs, stride);
+      if (e != before + part) bad++;
+    }
+    offsets[keys] = e;
+    std::vector<uint32_t> entries(e, 0xdeadbeefu);
+    std::vector<uint8_t> written(e, 0);
+    std::vector<uint64_t> pairs(p.max_pairs);
+    for (uint32_t sub = 0; sub < subs; sub++) {
+      const size_t lo = size_t(sub) * p.sub_scalars, hi = std::min(lo + p.sub_scalars, n);
+      uint32_t* cursors = &bins[size_t(sub) * 2 * (p.bins + 1) + p.bins + 1];
+      const uint32_t total = cursors[p.bins];
+      if (total > p.max_pairs) { bad++; continue; }
+      std::vector<uint32_t> starts(cursors, cursors + p.bins + 1);
+      std::vector<uint8_t> pair_set(total, 0);
+      for (size_t b0 = lo; b0 < hi; b0 += kScatterBins) {  // the bin step, one block at a time
+        uint32_t hist[kScatterBins] = {}, run[kScatterBins] = {};
+        static uint16_t rank[kBinnedMaxWindows][kScatterBins];
+        for (uint32_t t = 0; t < kScatterBins && b0 + t < hi; t++)
+          for_each_digit(scalars[b0 + t].data(), p, w0, w1, [&](uint32_t w, uint32_t b, bool) {
+            rank[w][t] = (uint16_t)hist[digit_key(p, w, b) >> p.bin_shift]++;
+          });
+        for (uint32_t t = 0; t < kScatterBins; t++)
+          if (hist[t]) { run[t] = cursors[t]; cursors[t] += hist[t]; }
+        for (uint32_t t = 0; t < kScatterBins && b0 + t < hi; t++)
+          for_each_digit(scalars[b0 + t].data(), p, w0, w1, [&](uint32_t w, uint32_t b, bool neg) {
+            const uint32_t key = digit_key(p, w, b), bin = key >> p.bin_shift;
+            const uint32_t at = run[bin] + rank[w][t];
+            // Inside its bin's run of this sub-chunk, and written once.
+            if (at < starts[bin] || at >= starts[bin + 1] || pair_set[at]) { bad++; return; }
+            pair_set[at] = 1;
+            const uint32_t entry = digit_entry((uint32_t)(b0 + t), digit_copy(p, w), n_points, neg);
+            pairs[at] = (uint64_t(key) << 32) | entry;
+          });
+      }
+      for (uint32_t b = 0; b < p.bins; b++)
+        if (cursors[b] != starts[b + 1]) bad++;  // each bin's run filled exactly
+      uint32_t* fill = &counts[size_t(sub) * stride];
+      for (uint32_t j = 0; j < total; j++) {  // the place step
+        const uint32_t key = uint32_t(pairs[j] >> 32), at = fill[key]++;
+        if (at >= e || written[at]) { bad++; continue; }
+        written[at] = 1;
+        entries[at] = uint32_t(pairs[j]);
+      }
+    }
+    for (uint32_t k = 0; k < keys; k++) {
+      std::vector<uint32_t> got(entries.begin() + offsets[k], entries.begin() + offsets[k + 1]);
+      std::sort(got.begin(), got.end());
+      std::sort(want[k].begin(), want[k].end());
+      if (got != want[k]) bad++;
+    }
+  }
+  printf("binned %-24s n %7zu c %2u per pass %2u subs %4u bins %3u shift %2u errs %d\n", what,
+         n, p.c, p.per_pass, p.subs, p.bins, p.bin_shift, bad);
+  return bad;
+}
+
 int main() {
   int bad = 0;
+  // The binned scatter: test sub-chunks over plain windows, copies and several passes; ragged
+  // last sub-chunks and blocks; skewed scalars.
+  bad += check_binned(3, kMsmSlicesTestBinned, 0, "three scalars");
+  bad += check_binned(5000, kMsmSlicesTestBinned, 0, "plain windows");
+  bad += check_binned(4097, kMsmSlicesTestBinned | (16 << 8), 0, "16 bits");
+  bad += check_binned(2500, kMsmSlicesTestBinned | (22 << 8) | (12 << 21), 0, "22 bits, 12 copies");
+  bad += check_binned(3001, kMsmSlicesTestBinned | (13 << 8) | (4 << 21), 0, "13 bits, 4 copies");
+  bad += check_binned(2100, kMsmSlicesTestBinned | (10 << 8), 1, "all equal");
+  bad += check_binned(2100, kMsmSlicesTestBinned | (8 << 8), 2, "0, 1, 2");
+  // Real shapes' plans: sub-chunks within kBinnedPairs, the bins within kScatterBins.
+  {
+    msm_plan p;
+    const bool ok =
+        make_msm_plan(size_t(1) << 26, 192, 0, kMsmSlices | (22 << 8) | (12 << 21), &p) &&
+        p.subs == 6 && p.bins == 256 && p.bin_shift == 13 &&
+        p.max_pairs < kBinnedPairs + p.subs * p.per_pass &&
+        make_msm_plan(size_t(1) << 27, 192, 0, kMsmSlices | (22 << 8) | (6 << 21), &p) &&
+        p.subs == 6 && p.per_pass == 6 && p.bins == 256 &&
+        make_msm_plan(size_t(1) << 20, 192, 0, kMsmSlices, &p) && p.max_pairs != 0 &&
+        make_msm_plan((size_t(1) << 20) - 1, 192, 0, kMsmSlices, &p) && p.max_pairs == 0 &&
+        p.subs == 1 &&
+        make_msm_plan(size_t(1) << 24, 192, 96, kMsmAffine, &p) && p.max_pairs == 0;
+    printf("binned plans %s\n", ok ? "errs 0" : "errs 1");
+    if (!ok) bad++;
+  }
   // Precomputed copies: every width, copies dividing the windows or not, one group or many.
   for (uint32_t c : {4u, 7u, 13u, 16u}) {
     const uint32_t windows = (256 + c - 1) / c;

@@ -297,6 +297,7 @@ fn msm_section(
                 MsmStrategy::Slices => "slices",
                 MsmStrategy::Affine => "affine",
                 MsmStrategy::AffineTestChunks => "affine_chunked",
+                MsmStrategy::SlicesTestBinned => "slices_binned",
             };
             let label = if window == 0 {
                 name.to_string()

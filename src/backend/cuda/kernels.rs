@@ -433,6 +433,9 @@ pub enum MsmStrategy {
     /// For tests: the affine rounds over chunks of 4096 scalars, so that small MSMs add chunks
     /// into the buckets as MSMs above 2^26 points do.
     AffineTestChunks = 3,
+    /// For tests: the slices with the binned scatter at any size, over small sub-chunks of the
+    /// scalars, as passes of 2^24+ entries run it.
+    SlicesTestBinned = 4,
 }
 
 impl MsmStrategy {

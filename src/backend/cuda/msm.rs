@@ -55,17 +55,18 @@ pub fn msm_g2(
     indices: Option<&[u32]>,
     scalars: &[blst_scalar],
 ) -> Result<G2Projective> {
-    msm::<G2, _>(
-        device,
-        points,
-        indices,
-        scalars,
-        false,
-        MsmStrategy::configured(),
-        0,
-        0,
-        0,
-    )
+    msm_g2_with(device, points, indices, scalars, MsmStrategy::configured())
+}
+
+/// As [`msm_g2`], with `strategy` (G2 has no batch-affine rounds: those take the slices).
+pub fn msm_g2_with(
+    device: usize,
+    points: &[G2Affine],
+    indices: Option<&[u32]>,
+    scalars: &[blst_scalar],
+    strategy: MsmStrategy,
+) -> Result<G2Projective> {
+    msm::<G2, _>(device, points, indices, scalars, false, strategy, 0, 0, 0)
 }
 
 /// `sum(scalars[k] * points[k])` with the scalars in Montgomery form, as the H stage reads them.
@@ -113,13 +114,39 @@ pub fn msm_g1_precomputed<S>(
     window: u32,
     copies: u32,
 ) -> Result<G1Projective> {
+    msm_g1_precomputed_with(
+        device,
+        points,
+        indices,
+        scalars,
+        montgomery,
+        bit_reversed,
+        window,
+        copies,
+        MsmStrategy::Slices,
+    )
+}
+
+/// As [`msm_g1_precomputed`], with `strategy` (the slices or, for tests, `SlicesTestBinned`).
+#[allow(clippy::too_many_arguments)]
+pub fn msm_g1_precomputed_with<S>(
+    device: usize,
+    points: &[G1Affine],
+    indices: Option<&[u32]>,
+    scalars: &[S],
+    montgomery: bool,
+    bit_reversed: u32,
+    window: u32,
+    copies: u32,
+    strategy: MsmStrategy,
+) -> Result<G1Projective> {
     msm::<G1, S>(
         device,
         points,
         indices,
         scalars,
         montgomery,
-        MsmStrategy::Slices,
+        strategy,
         window,
         bit_reversed,
         copies,
