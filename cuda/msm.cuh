@@ -86,16 +86,22 @@ struct msm_plan {
 };
 
 // The binned scatter. Writing each entry straight to its slot (the direct scatter) is a random
-// 4-byte write into an array of GBs: the H200 fills and writes back a 32-byte sector for each
+// 4-byte write into an array of GBs, with an atomic that returns the slot: the H200 fills and writes back a 32-byte sector for each
 // (Nsight Compute, 2^24 points over 12 copies: 12.1 GB of DRAM traffic for 0.8 GB of
-// entries). For passes of kBinnedFromEntries+ entries the scatter runs in two steps per
+// entries). For passes of kBinnedFromEntries+ entries over kBinnedFromKeys+ keys the scatter
+// runs in two steps per
 // sub-chunk of the scalars instead: the bin step writes (key, entry) pairs grouped by bin (a
 // range of keys: runs reserved per block, so whole sectors), then the place step puts them in
 // order, bin after bin, so that its writes stay within one bin's stretch of the entries, which
 // L2 holds. Within a bucket the entries are ordered by sub-chunk: each (sub-chunk, key) has a
 // cursor of its own, so a sub-chunk's entries of a bucket are one contiguous run.
+// Measured on the H200 (2026-12-04, G1, ms, binned against direct): 22-bit windows over 12
+// copies (2^21 keys) 97.2 / 98.2 at 2^24 and 366.9 / 369.9 at 2^26, plain 2^26 (4 windows of
+// 2^19 per pass) 418.9 / 422.8; but plain 2^24 (2^19 keys) 130.5 / 122.5 and plain 2^27 (2^20
+// keys) 846.9 against ~815. So passes of 2^21+ keys only.
 constexpr uint32_t kScatterBins = 256;
 constexpr size_t kBinnedFromEntries = size_t(1) << 24;
+constexpr size_t kBinnedFromKeys = size_t(1) << 21;
 // Pairs per sub-chunk (8 bytes each): about 1 GiB of workspace at most.
 constexpr size_t kBinnedPairs = size_t(1) << 27;
 constexpr size_t kBinnedTestScalars = 1000;
@@ -206,8 +212,10 @@ inline bool make_msm_plan(size_t n, size_t xyzz_bytes, size_t affine_bytes, int 
   // The binned scatter (see kScatterBins), for the slices' large passes: at most
   // kBinnedMaxWindows windows per pass (whole groups). G16_MSM_DIRECT_SCATTER (a tuning
   // switch) keeps the direct scatter but under kMsmSlicesTestBinned.
+  const size_t pass_keys = size_t((per + copies - 1) / copies) * (size_t(1) << (c - 1));
   bool binned = !p->affine && copies <= kBinnedMaxWindows &&
-                (strategy == kMsmSlicesTestBinned || n * per >= kBinnedFromEntries);
+                (strategy == kMsmSlicesTestBinned ||
+                 (n * per >= kBinnedFromEntries && pass_keys >= kBinnedFromKeys));
 #if defined(G16_MSM_DIRECT_SCATTER)
   binned = binned && strategy == kMsmSlicesTestBinned;
 #endif

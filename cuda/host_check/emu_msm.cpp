@@ -319,8 +319,12 @@ int main() {
         p.max_pairs < kBinnedPairs + p.subs * p.per_pass &&
         make_msm_plan(size_t(1) << 27, 192, 0, kMsmSlices | (22 << 8) | (6 << 21), &p) &&
         p.subs == 6 && p.per_pass == 6 && p.bins == 256 &&
-        make_msm_plan(size_t(1) << 20, 192, 0, kMsmSlices, &p) && p.max_pairs != 0 &&
-        make_msm_plan((size_t(1) << 20) - 1, 192, 0, kMsmSlices, &p) && p.max_pairs == 0 &&
+        // Plain windows: 2^26 (4 windows of 2^19 buckets per pass) binned; 2^27 (2 per pass)
+        // and 2^20 (2^15 buckets) not.
+        make_msm_plan(size_t(1) << 26, 192, 0, kMsmSlices, &p) && p.max_pairs != 0 &&
+        p.per_pass == 4 && p.subs == 2 &&
+        make_msm_plan(size_t(1) << 27, 192, 0, kMsmSlices, &p) && p.max_pairs == 0 &&
+        make_msm_plan(size_t(1) << 20, 192, 0, kMsmSlices, &p) && p.max_pairs == 0 &&
         p.subs == 1 &&
         make_msm_plan(size_t(1) << 24, 192, 96, kMsmAffine, &p) && p.max_pairs == 0;
     printf("binned plans %s\n", ok ? "errs 0" : "errs 1");
