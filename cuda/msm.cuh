@@ -98,7 +98,8 @@ struct msm_plan {
 // Measured on the H200 (2026-12-04, G1, ms, binned against direct): 22-bit windows over 12
 // copies (2^21 keys) 97.2 / 98.2 at 2^24 and 366.9 / 369.9 at 2^26, plain 2^26 (4 windows of
 // 2^19 per pass) 418.9 / 422.8; but plain 2^24 (2^19 keys) 130.5 / 122.5 and plain 2^27 (2^20
-// keys) 846.9 against ~815. So passes of 2^21+ keys only.
+// keys) 846.9 against 820.8. So passes of 2^21+ keys only (2^27 over 6 copies: 731.3 against
+// 757.0 last session).
 constexpr uint32_t kScatterBins = 256;
 constexpr size_t kBinnedFromEntries = size_t(1) << 24;
 constexpr size_t kBinnedFromKeys = size_t(1) << 21;
