@@ -85,15 +85,14 @@ struct msm_plan {
       total;
 };
 
-// The binned scatter. Writing each entry straight to its slot (the direct scatter) is a random
-// 4-byte write into an array of GBs, with an atomic that returns the slot: the H200 fills and writes back a 32-byte sector for each
-// (Nsight Compute, 2^24 points over 12 copies: 12.1 GB of DRAM traffic for 0.8 GB of
-// entries). For passes of kBinnedFromEntries+ entries over kBinnedFromKeys+ keys the scatter
-// runs in two steps per
-// sub-chunk of the scalars instead: the bin step writes (key, entry) pairs grouped by bin (a
-// range of keys: runs reserved per block, so whole sectors), then the place step puts them in
-// order, bin after bin, so that its writes stay within one bin's stretch of the entries, which
-// L2 holds. Within a bucket the entries are ordered by sub-chunk: each (sub-chunk, key) has a
+// The binned scatter. The direct scatter writes each entry straight to its slot (an atomic
+// returns the slot), a random 4-byte write into an array of GBs: the H200 fills and writes back
+// a 32-byte sector for each (Nsight Compute, 2^24 points over 12 copies: 12.1 GB of DRAM
+// traffic for 0.8 GB of entries). For passes of kBinnedFromEntries+ entries over
+// kBinnedFromKeys+ keys the scatter runs in two steps per sub-chunk of the scalars instead: the
+// bin step writes (key, entry) pairs grouped by bin (a range of keys: runs reserved per block,
+// so whole sectors), then the place step puts them in order, bin after bin, so that its writes
+// stay within one bin's stretch of the entries, which L2 holds. Within a bucket the entries are ordered by sub-chunk: each (sub-chunk, key) has a
 // cursor of its own, so a sub-chunk's entries of a bucket are one contiguous run.
 // Measured on the H200 (2026-12-04, G1, ms, binned against direct): 22-bit windows over 12
 // copies (2^21 keys) 97.2 / 98.2 at 2^24 and 366.9 / 369.9 at 2^26, plain 2^26 (4 windows of
