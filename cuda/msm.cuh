@@ -32,6 +32,9 @@
 #include "msm_affine.cuh"
 
 #include <type_traits>
+#if defined(__CUDACC__) && defined(G16_MSM_SORTED_SCATTER)
+#include <cub/device/device_radix_sort.cuh>
+#endif
 
 namespace g16 {
 
@@ -82,7 +85,7 @@ struct msm_plan {
   // Workspace layout (byte offsets).
   size_t off_counts, off_offsets, off_entries, off_heads, off_buckets, off_segs, off_windows,
       off_chunks, off_ba_off, off_ba_cnt, off_ba_flags, off_ba_buf[2], off_pairs, off_bins,
-      total;
+      off_sort_temp, total;
 };
 
 // The binned scatter. The direct scatter writes each entry straight to its slot (an atomic
@@ -108,6 +111,18 @@ constexpr size_t kBinnedTestScalars = 1000;
 constexpr size_t kBinnedTestSubs = 64;
 // Windows per pass up to which the bin step keeps each digit's rank in shared memory.
 constexpr uint32_t kBinnedMaxWindows = 16;
+// G16_MSM_SORTED_SCATTER (a tuning switch, not yet measured on a GPU): the binned scatter's
+// two steps replaced by a radix sort of each sub-chunk's (key, entry) pairs (CUB's, from the
+// CCCL headers the CUDA toolkit ships) and a copy of each key's sorted run to its slots, so no
+// entry needs a returning atomic (which set the binned scatter's pace). The sort's double
+// buffers take 16 bytes per pair.
+#if defined(G16_MSM_SORTED_SCATTER)
+constexpr bool kSortedScatter = true;
+constexpr size_t kScatterPairBytes = 16;
+#else
+constexpr bool kSortedScatter = false;
+constexpr size_t kScatterPairBytes = 8;
+#endif
 
 // Window width from the size: log2(n) - 3 bits up to G16_MSM_MAX_WINDOW, and
 // G16_MSM_WIDE_WINDOW bits from 2^G16_MSM_WIDE_FROM points up (0: never). Measured on the H100
@@ -279,11 +294,22 @@ inline bool make_msm_plan(size_t n, size_t xyzz_bytes, size_t affine_bytes, int 
   for (int b = 0; b < 2; b++) {
     p->off_ba_buf[b] = off;  off = align_up(off + p->ba_slots[b] * affine_bytes);
   }
-  p->off_pairs = off;        off = align_up(off + p->max_pairs * 8);
-  // Per sub-chunk: each bin's pair count, then its cursor in the pairs (and the total).
-  p->off_bins = off;         off = align_up(off + (binned ? p->subs * 2 * (p->bins + 1) * 4 : 0));
-  p->total = off;
+  p->off_pairs = off;        off = align_up(off + p->max_pairs * kScatterPairBytes);
+  // Per sub-chunk: each bin's pair count, then its cursor in the pairs (and the total); with
+  // G16_MSM_SORTED_SCATTER each key's first position in the sorted pairs instead.
+  p->off_bins = off;
+  off = align_up(off + (!binned                     ? 0
+                        : kSortedScatter ? (keys + 1) * 4
+                                         : p->subs * 2 * (p->bins + 1) * 4));
+  p->off_sort_temp = off;
+  p->total = off;  // msm_sort_temp (CUDA) adds the sort's scratch space
   return true;
+}
+
+// Key bits G16_MSM_SORTED_SCATTER's sort orders: the plan's keys, and the zero digits' key
+// (the number of keys) past them.
+G16_HD int msm_sort_end_bit(const msm_plan& p) {
+  return (int)lg_floor(size_t(pass_groups(p, p.per_pass)) * p.buckets) + 1;
 }
 
 // The accumulation's index logic, shared by the kernels and the host check
@@ -664,6 +690,53 @@ static __global__ void place_kernel(const uint2* pairs, const uint32_t* total, s
   }
 }
 
+// G16_MSM_SORTED_SCATTER's steps (see kSortedScatter). 1: one thread per scalar of the
+// sub-chunk [lo, hi) writes its windows' (key, entry) pairs at (i - lo) * (w1 - w0) + w, the key
+// `keys` (past every bucket: sorted last, never placed) for a zero digit.
+static __global__ void pairs_kernel(const fr_t* scalars, bool montgomery, const uint32_t* index,
+                                    size_t n_points, uint32_t base, size_t lo, size_t hi,
+                                    msm_plan p, uint32_t w0, uint32_t w1, uint32_t keys,
+                                    uint32_t* key_out, uint32_t* entry_out) {
+  const size_t i = lo + size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= hi) return;
+  uint32_t s[8];
+  load_scalar(scalars, i, montgomery, s);
+  const uint32_t k = base + (uint32_t)i;
+  const uint32_t point = index ? __ldg(index + i)
+                         : p.bitrev_lg ? __brev(k) >> (32 - p.bitrev_lg)
+                                       : k;
+  const size_t at = (i - lo) * (w1 - w0);
+  for (uint32_t w = 0; w < w1 - w0; w++) key_out[at + w] = keys;
+  for_each_digit(s, p, w0, w1, [&](uint32_t w, uint32_t b, bool neg) {
+    key_out[at + w] = digit_key(p, w, b);
+    entry_out[at + w] = digit_entry(point, digit_copy(p, w), n_points, neg);
+  });
+}
+
+// 2: each key's first position in the sorted keys.
+static __global__ void first_of_key_kernel(const uint32_t* sorted, size_t items, uint32_t keys,
+                                           uint32_t* first) {
+  const size_t stride = size_t(gridDim.x) * blockDim.x;
+  for (size_t j = size_t(blockIdx.x) * blockDim.x + threadIdx.x; j < items; j += stride) {
+    const uint32_t k = sorted[j];
+    if (k < keys && (j == 0 || sorted[j - 1] != k)) first[k] = (uint32_t)j;
+  }
+}
+
+// 3: each sorted pair to its slot: its key's run in this sub-chunk starts at `start[key]` (the
+// sub-chunk's cursors, as the scan left them), and the pair is j - first[key] into it.
+static __global__ void place_sorted_kernel(const uint32_t* sorted_keys,
+                                           const uint32_t* sorted_entries, size_t items,
+                                           uint32_t keys, const uint32_t* first,
+                                           const uint32_t* start, uint32_t* entries) {
+  const size_t stride = size_t(gridDim.x) * blockDim.x;
+  for (size_t j = size_t(blockIdx.x) * blockDim.x + threadIdx.x; j < items; j += stride) {
+    const uint32_t k = sorted_keys[j];
+    if (k < keys) entries[start[k] + ((uint32_t)j - first[k])] = sorted_entries[j];
+  }
+}
+
+
 // The kernels below the accumulation (tree rounds, segment sums, window reductions, Horner) do
 // about a thousandth of the additions; they call one out-of-line copy of the general addition
 // and doubling instead of inlining a fresh copy at every call site, which keeps nvcc's time per
@@ -902,6 +975,57 @@ __global__ void __launch_bounds__(128) precompute_kernel(affine_t<F>* points, si
   }
 }
 
+#if defined(G16_MSM_SORTED_SCATTER)
+// Scratch bytes of CUB's radix sort of one sub-chunk's pairs.
+inline size_t sort_temp_bytes(const msm_plan& p) {
+  size_t bytes = 0;
+  cub::DoubleBuffer<uint32_t> k(nullptr, nullptr), v(nullptr, nullptr);
+  if (cub::DeviceRadixSort::SortPairs(nullptr, bytes, k, v, (int)p.max_pairs, 0,
+                                      msm_sort_end_bit(p)) != cudaSuccess)
+    return 0;
+  return bytes;
+}
+
+// One sub-chunk's scatter by sorting (see kSortedScatter): `start` is its cursors.
+inline cudaError_t sorted_scatter(const fr_t* scalars, bool montgomery, const uint32_t* index,
+                                  size_t n_points, uint32_t base, size_t lo, size_t hi,
+                                  const msm_plan& p, uint32_t w0, uint32_t w1, uint32_t keys,
+                                  char* ws, const uint32_t* start, uint32_t* entries,
+                                  cudaStream_t s) {
+  const size_t items = (hi - lo) * (w1 - w0);
+  uint32_t* buf = reinterpret_cast<uint32_t*>(ws + p.off_pairs);
+  uint32_t* first = reinterpret_cast<uint32_t*>(ws + p.off_bins);
+  pairs_kernel<<<blocks_for(hi - lo, 256), 256, 0, s>>>(scalars, montgomery, index, n_points,
+                                                        base, lo, hi, p, w0, w1, keys, buf,
+                                                        buf + p.max_pairs);
+  cub::DoubleBuffer<uint32_t> k(buf, buf + 2 * p.max_pairs);
+  cub::DoubleBuffer<uint32_t> v(buf + p.max_pairs, buf + 3 * p.max_pairs);
+  size_t temp = p.total - p.off_sort_temp;
+  cudaError_t err = cub::DeviceRadixSort::SortPairs(ws + p.off_sort_temp, temp, k, v, (int)items,
+                                                    0, msm_sort_end_bit(p), s);
+  if (err) return err;
+  first_of_key_kernel<<<blocks_for(items, 256), 256, 0, s>>>(k.Current(), items, keys, first);
+  place_sorted_kernel<<<blocks_for(items, 256), 256, 0, s>>>(k.Current(), v.Current(), items,
+                                                             keys, first, start, entries);
+  return cudaGetLastError();
+}
+#endif
+
+// The sort's scratch space after the rest of the workspace (G16_MSM_SORTED_SCATTER only).
+inline bool add_sort_temp(msm_plan* p) {
+#if defined(G16_MSM_SORTED_SCATTER)
+  if (p->max_pairs != 0) {
+    const size_t bytes = sort_temp_bytes(*p);
+    if (bytes == 0) return false;
+    p->off_sort_temp = p->total;
+    p->total = align_up(p->total + bytes);
+  }
+#else
+  (void)p;
+#endif
+  return true;
+}
+
 }  // namespace msm_detail
 
 // Fills copies 1..copies-1 of `points` (copies * n_points affine points, copy 0 filled) with
@@ -928,7 +1052,10 @@ constexpr size_t ba_affine_bytes() {
 template <class F>
 size_t msm_workspace_size(size_t n, int strategy) {
   msm_plan p;
-  return make_msm_plan(n, sizeof(xyzz_t<F>), ba_affine_bytes<F>(), strategy, &p) ? p.total : 0;
+  return make_msm_plan(n, sizeof(xyzz_t<F>), ba_affine_bytes<F>(), strategy, &p) &&
+                 msm_detail::add_sort_temp(&p)
+             ? p.total
+             : 0;
 }
 
 template <class F>
@@ -939,7 +1066,7 @@ cudaError_t msm(const affine_t<F>* points, size_t n_points, const uint32_t* inde
   typedef xyzz_t<F> P;
   if (n == 0) return cudaMemsetAsync(result, 0, sizeof(P), s);
   msm_plan p;
-  if (!make_msm_plan(n, sizeof(P), ba_affine_bytes<F>(), strategy, &p) ||
+  if (!make_msm_plan(n, sizeof(P), ba_affine_bytes<F>(), strategy, &p) || !add_sort_temp(&p) ||
       workspace_bytes < p.total || points == nullptr || scalars == nullptr ||
       workspace == nullptr || result == nullptr || (p.bitrev_lg != 0 && index != nullptr) ||
       n_points >= (size_t(1) << 31) / p.copies)
@@ -983,7 +1110,7 @@ cudaError_t msm(const affine_t<F>* points, size_t n_points, const uint32_t* inde
         return err;
       count_kernel<<<scalar_blocks, 256, 0, s>>>(scalars + c0, montgomery, m, p, w0, w1, counts,
                                                  count_stride);
-      if (p.max_pairs != 0) {
+      if (p.max_pairs != 0 && !kSortedScatter) {
         bin_counts_kernel<<<dim3(p.bins, subs), 256, 0, s>>>(counts, count_stride, keys, p, bins);
         bin_scan_kernel<<<subs, kScatterBins, 0, s>>>(p, bins);
       }
@@ -996,6 +1123,13 @@ cudaError_t msm(const affine_t<F>* points, size_t n_points, const uint32_t* inde
       for (uint32_t sub = 0; p.max_pairs != 0 && sub < subs; sub++) {
         const size_t lo = size_t(sub) * p.sub_scalars;
         const size_t hi = lo + p.sub_scalars < m ? lo + p.sub_scalars : m;
+#if defined(G16_MSM_SORTED_SCATTER)
+        if ((err = sorted_scatter(scalars + c0, montgomery, index ? index + c0 : nullptr,
+                                  n_points, (uint32_t)c0, lo, hi, p, w0, w1, keys, ws,
+                                  counts + size_t(sub) * count_stride, entries, s)))
+          return err;
+        continue;
+#endif
         uint32_t* sub_bins = bins + size_t(sub) * 2 * (p.bins + 1) + p.bins + 1;
         bin_kernel<<<blocks_for(hi - lo, kScatterBins), kScatterBins, 0, s>>>(
             scalars + c0, montgomery, index ? index + c0 : nullptr, n_points, (uint32_t)c0, lo,

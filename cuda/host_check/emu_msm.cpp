@@ -247,6 +247,39 @@ static int check_binned(size_t n, int code, int scalar_kind, const char* what) {
       if (e != before + part) bad++;
     }
     offsets[keys] = e;
+    // G16_MSM_SORTED_SCATTER's form of the same: pairs in scalar order (the zero digits'
+    // key past the buckets), sorted by key, each placed at its key's cursor plus its place
+    // in the key's sorted run; the same cursors as the binned steps start from.
+    const std::vector<uint32_t> starts_of_subs = counts;
+    std::vector<uint32_t> sorted_entries(e, 0xdeadbeefu);
+    std::vector<uint8_t> sorted_written(e, 0);
+    for (uint32_t sub = 0; sub < subs; sub++) {
+      const size_t lo = size_t(sub) * p.sub_scalars, hi = std::min(lo + p.sub_scalars, n);
+      const uint32_t W = w1 - w0;
+      std::vector<std::pair<uint32_t, uint32_t>> items((hi - lo) * W, {keys, 0u});
+      if (items.size() > p.max_pairs) { bad++; continue; }
+      for (size_t i = lo; i < hi; i++)
+        for_each_digit(scalars[i].data(), p, w0, w1, [&](uint32_t w, uint32_t b, bool neg) {
+          items[(i - lo) * W + w] = {digit_key(p, w, b),
+                                     digit_entry((uint32_t)i, digit_copy(p, w), n_points, neg)};
+        });
+      if (keys >= (1u << msm_sort_end_bit(p))) bad++;  // the sentinel must fit the sorted bits
+      std::stable_sort(items.begin(), items.end(),
+                       [](auto& a, auto& b) { return a.first < b.first; });
+      std::vector<uint32_t> first(keys + 1, 0);
+      for (size_t j = 0; j < items.size(); j++)
+        if (items[j].first < keys && (j == 0 || items[j - 1].first != items[j].first))
+          first[items[j].first] = (uint32_t)j;
+      const uint32_t* start = &starts_of_subs[size_t(sub) * stride];
+      for (size_t j = 0; j < items.size(); j++) {
+        const uint32_t k = items[j].first;
+        if (k >= keys) continue;
+        const uint32_t at = start[k] + ((uint32_t)j - first[k]);
+        if (at >= e || sorted_written[at]) { bad++; continue; }
+        sorted_written[at] = 1;
+        sorted_entries[at] = items[j].second;
+      }
+    }
     std::vector<uint32_t> entries(e, 0xdeadbeefu);
     std::vector<uint8_t> written(e, 0);
     std::vector<uint64_t> pairs(p.max_pairs);
@@ -289,9 +322,12 @@ static int check_binned(size_t n, int code, int scalar_kind, const char* what) {
     }
     for (uint32_t k = 0; k < keys; k++) {
       std::vector<uint32_t> got(entries.begin() + offsets[k], entries.begin() + offsets[k + 1]);
+      std::vector<uint32_t> got_sorted(sorted_entries.begin() + offsets[k],
+                                       sorted_entries.begin() + offsets[k + 1]);
       std::sort(got.begin(), got.end());
+      std::sort(got_sorted.begin(), got_sorted.end());
       std::sort(want[k].begin(), want[k].end());
-      if (got != want[k]) bad++;
+      if (got != want[k] || got_sorted != want[k]) bad++;
     }
   }
   printf("binned %-24s n %7zu c %2u per pass %2u subs %4u bins %3u shift %2u errs %d\n", what,
