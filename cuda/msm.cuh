@@ -111,11 +111,13 @@ constexpr size_t kBinnedTestScalars = 1000;
 constexpr size_t kBinnedTestSubs = 64;
 // Windows per pass up to which the bin step keeps each digit's rank in shared memory.
 constexpr uint32_t kBinnedMaxWindows = 16;
-// G16_MSM_SORTED_SCATTER (a tuning switch, not yet measured on a GPU): the binned scatter's
-// two steps replaced by a radix sort of each sub-chunk's (key, entry) pairs (CUB's, from the
-// CCCL headers the CUDA toolkit ships) and a copy of each key's sorted run to its slots, so no
-// entry needs a returning atomic (which set the binned scatter's pace). The sort's double
-// buffers take 16 bytes per pair.
+// G16_MSM_SORTED_SCATTER (a tuning switch): the binned scatter's two steps replaced by a radix
+// sort of each sub-chunk's (key, entry) pairs (CUB's, from the CCCL headers the CUDA toolkit
+// ships) and a copy of each key's sorted run to its slots, so no entry needs a returning
+// atomic. The sort's double buffers take 16 bytes per pair. Measured on the H200 (2026-12-04,
+// G1, ms, sorted against binned): plain 2^26 (4 windows of 2^19 per pass) 406.6 / 418.9, but
+// 22-bit windows over 12 copies 97.9 / 97.2 at 2^24 and 369.1 / 367.0 at 2^26, the shape the
+// H MSM runs; so not the default.
 #if defined(G16_MSM_SORTED_SCATTER)
 constexpr bool kSortedScatter = true;
 constexpr size_t kScatterPairBytes = 16;
