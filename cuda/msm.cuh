@@ -125,6 +125,18 @@ constexpr size_t kScatterPairBytes = 16;
 constexpr bool kSortedScatter = false;
 constexpr size_t kScatterPairBytes = 8;
 #endif
+// G16_MSM_PLACE_SHARED (a tuning switch, not yet run on a GPU): the binned scatter's place
+// step as one block per bin with that bin's cursors in shared memory, so each entry's slot
+// comes from a shared-memory atomic instead of a returning global one (the eighth session's
+// measurements put the binned scatter's pace at those). Bins of at most kPlaceSharedMaxKeys
+// keys (2^21 keys per pass, the H MSM over copies, has 2^13); larger ones keep place_kernel.
+#if defined(G16_MSM_PLACE_SHARED)
+constexpr bool kPlaceShared = true;
+#else
+constexpr bool kPlaceShared = false;
+#endif
+constexpr uint32_t kPlaceSharedMaxKeys = 12u * 1024;  // 48 KiB of cursors: no opt-in needed
+constexpr uint32_t kPlaceThreads = 1024;
 
 // Window width from the size: log2(n) - 3 bits up to G16_MSM_MAX_WINDOW, and
 // G16_MSM_WIDE_WINDOW bits from 2^G16_MSM_WIDE_FROM points up (0: never). Measured on the H100
@@ -692,6 +704,27 @@ static __global__ void place_kernel(const uint2* pairs, const uint32_t* total, s
   }
 }
 
+// 4, with G16_MSM_PLACE_SHARED: block b places bin b's run of the sub-chunk's pairs, its keys'
+// cursors (`fill`, the sub-chunk's) in shared memory, written back at the end. The bin step put
+// only bin b's keys in that run, so every key indexes the block's cursors; `sub_bins` is the
+// sub-chunk's [counts | cursors], each cursor now at its run's end.
+static __global__ void __launch_bounds__(kPlaceThreads)
+    place_shared_kernel(const uint2* pairs, const uint32_t* sub_bins, msm_plan p, uint32_t keys,
+                        uint32_t* fill, uint32_t* entries) {
+  extern __shared__ uint32_t cursor[];
+  const uint32_t b = blockIdx.x;
+  const uint32_t lo = b << p.bin_shift, hi = min(lo + (1u << p.bin_shift), keys);
+  for (uint32_t k = lo + threadIdx.x; k < hi; k += blockDim.x) cursor[k - lo] = fill[k];
+  __syncthreads();
+  const uint32_t end = sub_bins[p.bins + 1 + b], begin = end - sub_bins[b];
+  for (uint32_t j = begin + threadIdx.x; j < end; j += blockDim.x) {
+    const uint2 pr = pairs[j];
+    entries[atomicAdd(&cursor[pr.x - lo], 1u)] = pr.y;
+  }
+  __syncthreads();
+  for (uint32_t k = lo + threadIdx.x; k < hi; k += blockDim.x) fill[k] = cursor[k - lo];
+}
+
 // G16_MSM_SORTED_SCATTER's steps (see kSortedScatter). 1: one thread per scalar of the
 // sub-chunk [lo, hi) writes its windows' (key, entry) pairs at (i - lo) * (w1 - w0) + w, the key
 // `keys` (past every bucket: sorted last, never placed) for a zero digit.
@@ -1136,6 +1169,12 @@ cudaError_t msm(const affine_t<F>* points, size_t n_points, const uint32_t* inde
         bin_kernel<<<blocks_for(hi - lo, kScatterBins), kScatterBins, 0, s>>>(
             scalars + c0, montgomery, index ? index + c0 : nullptr, n_points, (uint32_t)c0, lo,
             hi, p, w0, w1, sub_bins, pairs);
+        if (kPlaceShared && (uint32_t(1) << p.bin_shift) <= kPlaceSharedMaxKeys) {
+          place_shared_kernel<<<p.bins, kPlaceThreads, sizeof(uint32_t) << p.bin_shift, s>>>(
+              pairs, sub_bins - (p.bins + 1), p, keys, counts + size_t(sub) * count_stride,
+              entries);
+          continue;
+        }
         place_kernel<<<blocks_for(p.max_pairs, 256), 256, 0, s>>>(
             pairs, sub_bins + p.bins, p.max_pairs, counts + size_t(sub) * count_stride,
             entries);

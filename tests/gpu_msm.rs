@@ -16,7 +16,8 @@
 //! otherwise blstrs point-by-scalar products up to 1024 points and the CPU backend above.
 //! Identity points are left out of the oracle's input altogether.
 //!
-//! Needs a GPU; prints a SKIP line without one.
+//! Needs a GPU; prints a SKIP line without one. `GROTH16_C2_GPU_MSM_MAX_N` leaves out the MSMs of
+//! more points (with a SKIP line each), for the sanitizers' slow tools.
 #![cfg(groth16_c2_cuda)]
 
 mod gpu_support;
@@ -44,6 +45,37 @@ const G1_SUM_LENS: [usize; 8] = [0, 1, 63, 64, 65, 1000, (1 << 16) + 1, 1 << 20]
 const G2_SUM_LENS: [usize; 5] = [0, 1, 65, 1000, (1 << 14) + 3];
 /// Up to this many points the oracle is a sum of blstrs point-by-scalar products.
 const NAIVE: usize = 1024;
+
+/// Points per MSM above which a case is left out, with a visible SKIP line
+/// (`GROTH16_C2_GPU_MSM_MAX_N`, for the sanitizers: racecheck's own host memory outgrows the GPU
+/// machine's 128 GiB on the 2^20-point cases; the smaller ones run the same kernels).
+fn max_points() -> usize {
+    std::env::var("GROTH16_C2_GPU_MSM_MAX_N")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(usize::MAX)
+}
+
+/// Whether an MSM of `n` points runs under the cap; otherwise prints a SKIP line.
+fn within_cap(test: &str, n: usize) -> bool {
+    let cap = max_points();
+    if n <= cap {
+        return true;
+    }
+    say(&format!(
+        "SKIP {test}: {n} points, above GROTH16_C2_GPU_MSM_MAX_N={cap}"
+    ));
+    false
+}
+
+/// The sizes within the cap (see [`within_cap`]).
+fn capped(test: &str, sizes: &[usize]) -> Vec<usize> {
+    sizes
+        .iter()
+        .copied()
+        .filter(|&n| within_cap(test, n))
+        .collect()
+}
 
 fn rng(seed: u64) -> ChaCha8Rng {
     ChaCha8Rng::seed_from_u64(seed)
@@ -525,43 +557,55 @@ macro_rules! gpu_test {
     };
 }
 
-gpu_test!(g1_msm_random_scalars, msm_random::<G1Projective>(&G1_SIZES));
+gpu_test!(
+    g1_msm_random_scalars,
+    msm_random::<G1Projective>(&capped(stringify!(g1_msm_random_scalars), &G1_SIZES))
+);
 gpu_test!(
     g1_msm_zero_one_minus_one,
-    msm_constant_scalars::<G1Projective>(&G1_SIZES)
+    msm_constant_scalars::<G1Projective>(&capped(stringify!(g1_msm_zero_one_minus_one), &G1_SIZES))
 );
 gpu_test!(
     g1_msm_repeated_points,
-    msm_repeated_points::<G1Projective>(&G1_SIZES)
+    msm_repeated_points::<G1Projective>(&capped(stringify!(g1_msm_repeated_points), &G1_SIZES))
 );
 gpu_test!(
     g1_msm_sums_to_identity,
-    msm_cancelling::<G1Projective>(&G1_SIZES)
+    msm_cancelling::<G1Projective>(&capped(stringify!(g1_msm_sums_to_identity), &G1_SIZES))
 );
 gpu_test!(
     g1_msm_identity_points,
-    msm_identity_points::<G1Projective>(&G1_SIZES)
+    msm_identity_points::<G1Projective>(&capped(stringify!(g1_msm_identity_points), &G1_SIZES))
 );
-gpu_test!(g1_msm_indices, msm_indices::<G1Projective>(&G1_SIZES));
+gpu_test!(
+    g1_msm_indices,
+    msm_indices::<G1Projective>(&capped(stringify!(g1_msm_indices), &G1_SIZES))
+);
 
-gpu_test!(g2_msm_random_scalars, msm_random::<G2Projective>(&G2_SIZES));
+gpu_test!(
+    g2_msm_random_scalars,
+    msm_random::<G2Projective>(&capped(stringify!(g2_msm_random_scalars), &G2_SIZES))
+);
 gpu_test!(
     g2_msm_zero_one_minus_one,
-    msm_constant_scalars::<G2Projective>(&G2_SIZES)
+    msm_constant_scalars::<G2Projective>(&capped(stringify!(g2_msm_zero_one_minus_one), &G2_SIZES))
 );
 gpu_test!(
     g2_msm_repeated_points,
-    msm_repeated_points::<G2Projective>(&G2_SIZES)
+    msm_repeated_points::<G2Projective>(&capped(stringify!(g2_msm_repeated_points), &G2_SIZES))
 );
 gpu_test!(
     g2_msm_sums_to_identity,
-    msm_cancelling::<G2Projective>(&G2_SIZES)
+    msm_cancelling::<G2Projective>(&capped(stringify!(g2_msm_sums_to_identity), &G2_SIZES))
 );
 gpu_test!(
     g2_msm_identity_points,
-    msm_identity_points::<G2Projective>(&G2_SIZES)
+    msm_identity_points::<G2Projective>(&capped(stringify!(g2_msm_identity_points), &G2_SIZES))
 );
-gpu_test!(g2_msm_indices, msm_indices::<G2Projective>(&G2_SIZES));
+gpu_test!(
+    g2_msm_indices,
+    msm_indices::<G2Projective>(&capped(stringify!(g2_msm_indices), &G2_SIZES))
+);
 
 gpu_test!(g1_batch_addition, sums::<G1Projective>(&G1_SUM_LENS));
 
@@ -575,6 +619,9 @@ fn g1_msm_forced_windows() {
     }
     let all = <G1Projective as TestCurve>::points();
     for (i, n) in [1000usize, 1 << 16].into_iter().enumerate() {
+        if !within_cap("g1_msm_forced_windows", n) {
+            continue;
+        }
         let points = &all[..n];
         let s = random_scalars(n, 1000 + i as u64);
         let random = oracle_msm::<G1Projective>(points, None, &s);
@@ -607,6 +654,9 @@ fn g1_msm_2_pow_24() {
         return;
     }
     let n = 1 << 24;
+    if !within_cap("g1_msm_2_pow_24", n) {
+        return;
+    }
     let points = make_points::<G1Projective>(n, 0x63);
     let s = random_scalars(n, 900);
     let idx: Vec<u32> = (0..n as u32).collect();
@@ -640,6 +690,9 @@ fn g1_msm_bit_reversed_scalars() {
         (20, (1 << 20) - 1, (1 << 20) - 1),
     ];
     for (i, &(bits, n, n_points)) in cases.iter().enumerate() {
+        if !within_cap("g1_msm_bit_reversed_scalars", n.max(n_points)) {
+            continue;
+        }
         let points = &all[..n_points];
         let mut s = random_scalars(n, 1700 + i as u64);
         for (k, x) in s.iter_mut().enumerate() {
@@ -683,6 +736,9 @@ fn g1_msm_montgomery_scalars() {
         msm::msm_g1_montgomery(0, all, &[], MsmStrategy::Auto).unwrap() == G1Projective::identity()
     );
     for (i, &n) in G1_SIZES.iter().enumerate() {
+        if !within_cap("g1_msm_montgomery_scalars", n) {
+            continue;
+        }
         let points = &all[..n];
         let mut s = random_scalars(n, 800 + i as u64);
         // Edge values among the random ones.
@@ -762,6 +818,9 @@ fn g1_msm_precomputed_copies() {
         (22, 12, (1 << 16) + 3),
     ];
     for (i, &(window, m, n)) in shapes.iter().enumerate() {
+        if !within_cap("g1_msm_precomputed_copies", n) {
+            continue;
+        }
         let mut points = all[..n].to_vec();
         if n > 10 {
             points[7] = G1Affine::identity();
