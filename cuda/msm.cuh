@@ -128,14 +128,9 @@ constexpr size_t kScatterPairBytes = 8;
 // G16_MSM_PLACE_SHARED (a tuning switch, not yet run on a GPU): the binned scatter's place
 // step as one block per bin with that bin's cursors in shared memory, so each entry's slot
 // comes from a shared-memory atomic instead of a returning global one (the eighth session's
-// measurements put the binned scatter's pace at those). Bins of at most kPlaceSharedMaxKeys
+// measurements put the binned scatter's pace at those). Bins of at most 2^kPlaceSharedMaxShift
 // keys (2^21 keys per pass, the H MSM over copies, has 2^13); larger ones keep place_kernel.
-#if defined(G16_MSM_PLACE_SHARED)
-constexpr bool kPlaceShared = true;
-#else
-constexpr bool kPlaceShared = false;
-#endif
-constexpr uint32_t kPlaceSharedMaxKeys = 12u * 1024;  // 48 KiB of cursors: no opt-in needed
+constexpr uint32_t kPlaceSharedMaxShift = 13;  // 2^13 cursors, 32 KiB: no opt-in needed
 constexpr uint32_t kPlaceThreads = 1024;
 
 // Window width from the size: log2(n) - 3 bits up to G16_MSM_MAX_WINDOW, and
@@ -704,6 +699,7 @@ static __global__ void place_kernel(const uint2* pairs, const uint32_t* total, s
   }
 }
 
+#if defined(G16_MSM_PLACE_SHARED)
 // 4, with G16_MSM_PLACE_SHARED: block b places bin b's run of the sub-chunk's pairs, its keys'
 // cursors (`fill`, the sub-chunk's) in shared memory, written back at the end. The bin step put
 // only bin b's keys in that run, so every key indexes the block's cursors; `sub_bins` is the
@@ -724,6 +720,7 @@ static __global__ void __launch_bounds__(kPlaceThreads)
   __syncthreads();
   for (uint32_t k = lo + threadIdx.x; k < hi; k += blockDim.x) fill[k] = cursor[k - lo];
 }
+#endif
 
 // G16_MSM_SORTED_SCATTER's steps (see kSortedScatter). 1: one thread per scalar of the
 // sub-chunk [lo, hi) writes its windows' (key, entry) pairs at (i - lo) * (w1 - w0) + w, the key
@@ -1169,12 +1166,14 @@ cudaError_t msm(const affine_t<F>* points, size_t n_points, const uint32_t* inde
         bin_kernel<<<blocks_for(hi - lo, kScatterBins), kScatterBins, 0, s>>>(
             scalars + c0, montgomery, index ? index + c0 : nullptr, n_points, (uint32_t)c0, lo,
             hi, p, w0, w1, sub_bins, pairs);
-        if (kPlaceShared && (uint32_t(1) << p.bin_shift) <= kPlaceSharedMaxKeys) {
+#if defined(G16_MSM_PLACE_SHARED)
+        if (p.bin_shift <= kPlaceSharedMaxShift) {
           place_shared_kernel<<<p.bins, kPlaceThreads, sizeof(uint32_t) << p.bin_shift, s>>>(
               pairs, sub_bins - (p.bins + 1), p, keys, counts + size_t(sub) * count_stride,
               entries);
           continue;
         }
+#endif
         place_kernel<<<blocks_for(p.max_pairs, 256), 256, 0, s>>>(
             pairs, sub_bins + p.bins, p.max_pairs, counts + size_t(sub) * count_stride,
             entries);

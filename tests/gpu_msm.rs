@@ -557,55 +557,59 @@ macro_rules! gpu_test {
     };
 }
 
-gpu_test!(
-    g1_msm_random_scalars,
-    msm_random::<G1Projective>(&capped(stringify!(g1_msm_random_scalars), &G1_SIZES))
-);
-gpu_test!(
-    g1_msm_zero_one_minus_one,
-    msm_constant_scalars::<G1Projective>(&capped(stringify!(g1_msm_zero_one_minus_one), &G1_SIZES))
-);
-gpu_test!(
-    g1_msm_repeated_points,
-    msm_repeated_points::<G1Projective>(&capped(stringify!(g1_msm_repeated_points), &G1_SIZES))
-);
-gpu_test!(
-    g1_msm_sums_to_identity,
-    msm_cancelling::<G1Projective>(&capped(stringify!(g1_msm_sums_to_identity), &G1_SIZES))
-);
-gpu_test!(
-    g1_msm_identity_points,
-    msm_identity_points::<G1Projective>(&capped(stringify!(g1_msm_identity_points), &G1_SIZES))
-);
-gpu_test!(
-    g1_msm_indices,
-    msm_indices::<G1Projective>(&capped(stringify!(g1_msm_indices), &G1_SIZES))
-);
+/// A GPU test of one MSM check over a list of sizes, those above the cap left out (see
+/// [`within_cap`]).
+macro_rules! msm_test {
+    ($name:ident, $check:expr, $sizes:expr) => {
+        gpu_test!($name, $check(&capped(stringify!($name), &$sizes)));
+    };
+}
 
-gpu_test!(
-    g2_msm_random_scalars,
-    msm_random::<G2Projective>(&capped(stringify!(g2_msm_random_scalars), &G2_SIZES))
+msm_test!(g1_msm_random_scalars, msm_random::<G1Projective>, G1_SIZES);
+msm_test!(
+    g1_msm_zero_one_minus_one,
+    msm_constant_scalars::<G1Projective>,
+    G1_SIZES
 );
-gpu_test!(
+msm_test!(
+    g1_msm_repeated_points,
+    msm_repeated_points::<G1Projective>,
+    G1_SIZES
+);
+msm_test!(
+    g1_msm_sums_to_identity,
+    msm_cancelling::<G1Projective>,
+    G1_SIZES
+);
+msm_test!(
+    g1_msm_identity_points,
+    msm_identity_points::<G1Projective>,
+    G1_SIZES
+);
+msm_test!(g1_msm_indices, msm_indices::<G1Projective>, G1_SIZES);
+
+msm_test!(g2_msm_random_scalars, msm_random::<G2Projective>, G2_SIZES);
+msm_test!(
     g2_msm_zero_one_minus_one,
-    msm_constant_scalars::<G2Projective>(&capped(stringify!(g2_msm_zero_one_minus_one), &G2_SIZES))
+    msm_constant_scalars::<G2Projective>,
+    G2_SIZES
 );
-gpu_test!(
+msm_test!(
     g2_msm_repeated_points,
-    msm_repeated_points::<G2Projective>(&capped(stringify!(g2_msm_repeated_points), &G2_SIZES))
+    msm_repeated_points::<G2Projective>,
+    G2_SIZES
 );
-gpu_test!(
+msm_test!(
     g2_msm_sums_to_identity,
-    msm_cancelling::<G2Projective>(&capped(stringify!(g2_msm_sums_to_identity), &G2_SIZES))
+    msm_cancelling::<G2Projective>,
+    G2_SIZES
 );
-gpu_test!(
+msm_test!(
     g2_msm_identity_points,
-    msm_identity_points::<G2Projective>(&capped(stringify!(g2_msm_identity_points), &G2_SIZES))
+    msm_identity_points::<G2Projective>,
+    G2_SIZES
 );
-gpu_test!(
-    g2_msm_indices,
-    msm_indices::<G2Projective>(&capped(stringify!(g2_msm_indices), &G2_SIZES))
-);
+msm_test!(g2_msm_indices, msm_indices::<G2Projective>, G2_SIZES);
 
 gpu_test!(g1_batch_addition, sums::<G1Projective>(&G1_SUM_LENS));
 
