@@ -105,7 +105,9 @@ struct msm_plan {
 constexpr uint32_t kScatterBins = 256;
 constexpr size_t kBinnedFromEntries = size_t(1) << 24;
 constexpr size_t kBinnedFromKeys = size_t(1) << 21;
-// Pairs per sub-chunk (8 bytes each): about 1 GiB of workspace at most.
+// Pairs per sub-chunk (8 bytes each): about 1 GiB of workspace at most. 2^28 (3 sub-chunks
+// instead of 6 over 12 copies at 2^26) measured the same on the H200 (2026-12-04: 367.9 against
+// 366.8 ms).
 constexpr size_t kBinnedPairs = size_t(1) << 27;
 constexpr size_t kBinnedTestScalars = 1000;
 constexpr size_t kBinnedTestSubs = 64;
@@ -125,13 +127,13 @@ constexpr size_t kScatterPairBytes = 16;
 constexpr bool kSortedScatter = false;
 constexpr size_t kScatterPairBytes = 8;
 #endif
-// G16_MSM_PLACE_SHARED (a tuning switch, not yet run on a GPU): the binned scatter's place
-// step as one block per bin with that bin's cursors in shared memory, so each entry's slot
-// comes from a shared-memory atomic instead of a returning global one (the eighth session's
-// measurements put the binned scatter's pace at those). Bins of at most 2^kPlaceSharedMaxShift
-// keys (2^21 keys per pass, the H MSM over copies, has 2^13); larger ones keep place_kernel.
-constexpr uint32_t kPlaceSharedMaxShift = 13;  // 2^13 cursors, 32 KiB: no opt-in needed
-constexpr uint32_t kPlaceThreads = 1024;
+// Two place steps without a returning global atomic per entry measured slower on the H200
+// (2026-12-04, G1, 22-bit windows over 12 copies, MSM time against this place step): one block
+// per bin with the bin's cursors in shared memory, 1.19-1.23x at 2^22-2^26 (every bin's entries
+// written at once, past what L2 holds); tiles of 2^16 pairs in bin order, each counting its
+// first bin's keys in shared memory and reserving one run per key (one global atomic per ~8
+// entries), 1.03-1.04x at 2^22-2^27 (the pairs read twice). So the atomics are not what
+// holds the place step.
 
 // Window width from the size: log2(n) - 3 bits up to G16_MSM_MAX_WINDOW, and
 // G16_MSM_WIDE_WINDOW bits from 2^G16_MSM_WIDE_FROM points up (0: never). Measured on the H100
@@ -699,29 +701,6 @@ static __global__ void place_kernel(const uint2* pairs, const uint32_t* total, s
   }
 }
 
-#if defined(G16_MSM_PLACE_SHARED)
-// 4, with G16_MSM_PLACE_SHARED: block b places bin b's run of the sub-chunk's pairs, its keys'
-// cursors (`fill`, the sub-chunk's) in shared memory, written back at the end. The bin step put
-// only bin b's keys in that run, so every key indexes the block's cursors; `sub_bins` is the
-// sub-chunk's [counts | cursors], each cursor now at its run's end.
-static __global__ void __launch_bounds__(kPlaceThreads)
-    place_shared_kernel(const uint2* pairs, const uint32_t* sub_bins, msm_plan p, uint32_t keys,
-                        uint32_t* fill, uint32_t* entries) {
-  extern __shared__ uint32_t cursor[];
-  const uint32_t b = blockIdx.x;
-  const uint32_t lo = b << p.bin_shift, hi = min(lo + (1u << p.bin_shift), keys);
-  for (uint32_t k = lo + threadIdx.x; k < hi; k += blockDim.x) cursor[k - lo] = fill[k];
-  __syncthreads();
-  const uint32_t end = sub_bins[p.bins + 1 + b], begin = end - sub_bins[b];
-  for (uint32_t j = begin + threadIdx.x; j < end; j += blockDim.x) {
-    const uint2 pr = pairs[j];
-    entries[atomicAdd(&cursor[pr.x - lo], 1u)] = pr.y;
-  }
-  __syncthreads();
-  for (uint32_t k = lo + threadIdx.x; k < hi; k += blockDim.x) fill[k] = cursor[k - lo];
-}
-#endif
-
 // G16_MSM_SORTED_SCATTER's steps (see kSortedScatter). 1: one thread per scalar of the
 // sub-chunk [lo, hi) writes its windows' (key, entry) pairs at (i - lo) * (w1 - w0) + w, the key
 // `keys` (past every bucket: sorted last, never placed) for a zero digit.
@@ -1166,14 +1145,6 @@ cudaError_t msm(const affine_t<F>* points, size_t n_points, const uint32_t* inde
         bin_kernel<<<blocks_for(hi - lo, kScatterBins), kScatterBins, 0, s>>>(
             scalars + c0, montgomery, index ? index + c0 : nullptr, n_points, (uint32_t)c0, lo,
             hi, p, w0, w1, sub_bins, pairs);
-#if defined(G16_MSM_PLACE_SHARED)
-        if (p.bin_shift <= kPlaceSharedMaxShift) {
-          place_shared_kernel<<<p.bins, kPlaceThreads, sizeof(uint32_t) << p.bin_shift, s>>>(
-              pairs, sub_bins - (p.bins + 1), p, keys, counts + size_t(sub) * count_stride,
-              entries);
-          continue;
-        }
-#endif
         place_kernel<<<blocks_for(p.max_pairs, 256), 256, 0, s>>>(
             pairs, sub_bins + p.bins, p.max_pairs, counts + size_t(sub) * count_stride,
             entries);

@@ -192,8 +192,7 @@ static int check_copies(size_t n, uint32_t c, uint32_t copies, int scalar_kind,
 
 // The binned scatter (count per sub-chunk, bin counts and cursors, the scan with a cursor per
 // sub-chunk and key, the bin step block by block with its shared-memory ranks and one run per
-// bin, the place step in pair order, and bin by bin with shared cursors as G16_MSM_PLACE_SHARED
-// runs it), as the kernels run it: every bucket's slots
+// bin, the place step in pair order), as the kernels run it: every bucket's slots
 // [offsets[k], offsets[k + 1]) must hold exactly its digits' entries, each slot written once,
 // and no bin step's pair may fall outside its bin's run.
 static int check_binned(size_t n, int code, int scalar_kind, const char* what) {
@@ -283,8 +282,6 @@ static int check_binned(size_t n, int code, int scalar_kind, const char* what) {
     }
     std::vector<uint32_t> entries(e, 0xdeadbeefu);
     std::vector<uint8_t> written(e, 0);
-    std::vector<uint32_t> shared_entries(e, 0xdeadbeefu);
-    std::vector<uint8_t> shared_written(e, 0);
     std::vector<uint64_t> pairs(p.max_pairs);
     for (uint32_t sub = 0; sub < subs; sub++) {
       const size_t lo = size_t(sub) * p.sub_scalars, hi = std::min(lo + p.sub_scalars, n);
@@ -316,33 +313,11 @@ static int check_binned(size_t n, int code, int scalar_kind, const char* what) {
       for (uint32_t b = 0; b < p.bins; b++)
         if (cursors[b] != starts[b + 1]) bad++;  // each bin's run filled exactly
       uint32_t* fill = &counts[size_t(sub) * stride];
-      const std::vector<uint32_t> fill0(fill, fill + keys);
       for (uint32_t j = 0; j < total; j++) {  // the place step
         const uint32_t key = uint32_t(pairs[j] >> 32), at = fill[key]++;
         if (at >= e || written[at]) { bad++; continue; }
         written[at] = 1;
         entries[at] = uint32_t(pairs[j]);
-      }
-      // G16_MSM_PLACE_SHARED's form (place_shared_kernel): bin by bin, from the bin's count
-      // back from its run's end, the bin's cursors alone; every pair's key must fall in its
-      // block's cursors, and the slots and the cursors left must be the place step's.
-      for (uint32_t b = 0; b < p.bins; b++) {
-        const uint32_t klo = b << p.bin_shift, khi = std::min(klo + (1u << p.bin_shift), keys);
-        std::vector<uint32_t> cursor(size_t(1) << p.bin_shift, 0);
-        for (uint32_t k = klo; k < khi; k++) cursor[k - klo] = fill0[k];
-        const uint32_t* sub_bins = &bins[size_t(sub) * 2 * (p.bins + 1)];
-        const uint32_t end = sub_bins[p.bins + 1 + b], begin = end - sub_bins[b];
-        if (begin != starts[b]) bad++;
-        for (uint32_t j = begin; j < end; j++) {
-          const uint32_t key = uint32_t(pairs[j] >> 32);
-          if (key < klo || key >= khi) { bad++; continue; }
-          const uint32_t at = cursor[key - klo]++;
-          if (at >= e || shared_written[at]) { bad++; continue; }
-          shared_written[at] = 1;
-          shared_entries[at] = uint32_t(pairs[j]);
-        }
-        for (uint32_t k = klo; k < khi; k++)
-          if (cursor[k - klo] != fill[k]) bad++;
       }
     }
     for (uint32_t k = 0; k < keys; k++) {
@@ -350,12 +325,9 @@ static int check_binned(size_t n, int code, int scalar_kind, const char* what) {
       std::vector<uint32_t> got_sorted(sorted_entries.begin() + offsets[k],
                                        sorted_entries.begin() + offsets[k + 1]);
       std::sort(got.begin(), got.end());
-      std::vector<uint32_t> got_shared(shared_entries.begin() + offsets[k],
-                                       shared_entries.begin() + offsets[k + 1]);
       std::sort(got_sorted.begin(), got_sorted.end());
-      std::sort(got_shared.begin(), got_shared.end());
       std::sort(want[k].begin(), want[k].end());
-      if (got != want[k] || got_sorted != want[k] || got_shared != want[k]) bad++;
+      if (got != want[k] || got_sorted != want[k]) bad++;
     }
   }
   printf("binned %-24s n %7zu c %2u per pass %2u subs %4u bins %3u shift %2u errs %d\n", what,
