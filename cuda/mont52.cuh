@@ -227,6 +227,41 @@ G16_UNROLL
   return to_m52<P>(y * s);
 }
 
+// The limbs of x 2^(52 L - 32 N) (x below 2^(32 N)): x's words shifted, no product. As mul52's
+// second operand it gives blst's Montgomery product of the first and x, as prepare52(x) does,
+// with nothing to prepare. With the first operand below 2p and x below 2p the output is below
+// (4p / 2^(32 N) + 1) p: 1.4p for Fp; for Fr (4p / 2^256 = 1.8) x must be below p (then the
+// output is below 1.9p).
+template <class P>
+G16_HD m52<P> to_m52_scaled(const typename P::field& x) {
+  using namespace m52_detail;
+  constexpr int N = P::field::N, S = 52 * P::L - 32 * N;
+  static_assert(S > 0 && S <= 32, "the shift must fall within the first word");
+  m52<P> r;
+G16_UNROLL
+  for (int i = 0; i < P::L; i++) {
+    const int start = 52 * i - S;  // limb i starts at bit `start` of x
+    uint64_t v;
+    if (start < 0) {
+      v = ((uint64_t)x.v[0] | ((uint64_t)x.v[1] << 32)) << -start;
+    } else {
+      const int w = start / 32, s = start % 32;
+      v = (uint64_t)x.v[w] >> s;
+      if (w + 1 < N) v |= (uint64_t)x.v[w + 1] << (32 - s);
+      if (w + 2 < N && s > 12) v |= (uint64_t)x.v[w + 2] << (64 - s);
+    }
+    r.l[i] = to_double(v & kMask);
+  }
+  return r;
+}
+
+// a * b in blst's Montgomery form, on the FP64 pipe (conversions in and out included), for a,
+// b below p.
+template <class P>
+G16_HD typename P::field mul_f64(const typename P::field& a, const typename P::field& b) {
+  return from_m52<P>(mul52(to_m52<P>(a), to_m52_scaled<P>(b)));
+}
+
 // Fr's names, as the NTT uses them.
 G16_HD fr52 to_fr52(const fr_t& x) { return to_m52<fr52_params>(x); }
 G16_HD fr_t from_fr52(const fr52& x) { return from_m52<fr52_params>(x); }

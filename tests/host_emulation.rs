@@ -489,7 +489,8 @@ fn h_kernels_match_direct_formulas() {
 }
 
 /// The FP64-limb products of `cuda/mont52.cuh` (limb products split by fused multiply-adds,
-/// Fr with R = 2^260, Fp with R = 2^416, multipliers prepared by `prepare52`) against blstrs:
+/// Fr with R = 2^260, Fp with R = 2^416, multipliers prepared by `prepare52` or shifted by
+/// `to_m52_scaled`) against blstrs:
 /// the round trip through the limbs, one product, three products fed back unreduced, and an
 /// input between p and 2p, on the edge and random operands of the other field checks.
 #[test]
@@ -502,6 +503,16 @@ fn fp64_limb_products_match_blstrs() {
     let program = build(&cxx, "mont52_check.cpp", "", dir.path(), "mont52_check");
     check_limb_products::<Scalar>(&program, "mont52_check");
     check_limb_products::<Fp>(&program, "mont52_check");
+    // The multiplier as b's words shifted (`to_m52_scaled`, what `mul_f64` uses).
+    let scaled = build(
+        &cxx,
+        "mont52_check.cpp",
+        "-DMONT52_SCALED",
+        dir.path(),
+        "mont52_check_scaled",
+    );
+    check_limb_products::<Scalar>(&scaled, "mont52_check_scaled");
+    check_limb_products::<Fp>(&scaled, "mont52_check_scaled");
 }
 
 /// The carry-free 29-bit-limb Fp products of `cuda/mont29.cuh` (64-bit column sums, R' =

@@ -2,7 +2,7 @@
 // "FIELD COUNT" (0 Fr, 1 Fp) and COUNT pairs of canonical values in big-endian hex (blst's
 // Montgomery limbs), prints per pair: the round trip of a through the limbs, a * b, a * b^3 (two
 // products fed back unreduced) and (a + p) * b (an input between p and 2p), each in blst's
-// Montgomery form.
+// Montgomery form. With -DMONT52_SCALED the multiplier is to_m52_scaled(b) (mul_f64's).
 #include "../mont52.cuh"
 #include <cstdio>
 #include <cstdlib>
@@ -29,7 +29,11 @@ template <class P> void run(int cnt) {
     F a, b;
     rd(a);
     rd(b);
+#if defined(MONT52_SCALED)
+    const m52<P> tb = to_m52_scaled<P>(b);  // b's words shifted instead of a prepared table
+#else
     const m52<P> tb = prepare52<P>(b);
+#endif
     pr(from_m52<P>(to_m52<P>(a)));
     pr(from_m52<P>(mul52(to_m52<P>(a), tb)));
     pr(from_m52<P>(mul52(mul52(mul52(to_m52<P>(a), tb), tb), tb)));
