@@ -180,21 +180,35 @@ G16_UNROLL
   return r;
 }
 
-// The limbs of a field element's words (any value below 2^(32 N)).
-template <class P>
-G16_HD m52<P> to_m52(const typename P::field& x) {
+// The limbs of x 2^Shift for a field element's words x (any value below 2^(32 N)): limb i
+// starts at bit 52 i - Shift of x.
+template <class P, int Shift>
+G16_HD m52<P> limbs_of(const typename P::field& x) {
   using namespace m52_detail;
   constexpr int N = P::field::N;
+  static_assert(Shift >= 0 && Shift <= 32, "the shift must fall within the first word");
   m52<P> r;
 G16_UNROLL
   for (int i = 0; i < P::L; i++) {
-    const int w = 52 * i / 32, s = 52 * i % 32;  // bit 52 i is bit s of word w
-    uint64_t v = (uint64_t)x.v[w] >> s;
-    if (w + 1 < N) v |= (uint64_t)x.v[w + 1] << (32 - s);
-    if (w + 2 < N && s > 12) v |= (uint64_t)x.v[w + 2] << (64 - s);
+    const int start = 52 * i - Shift;
+    uint64_t v;
+    if (start < 0) {
+      v = ((uint64_t)x.v[0] | ((uint64_t)x.v[1] << 32)) << -start;
+    } else {
+      const int w = start / 32, s = start % 32;  // bit `start` is bit s of word w
+      v = (uint64_t)x.v[w] >> s;
+      if (w + 1 < N) v |= (uint64_t)x.v[w + 1] << (32 - s);
+      if (w + 2 < N && s > 12) v |= (uint64_t)x.v[w + 2] << (64 - s);
+    }
     r.l[i] = to_double(v & kMask);
   }
   return r;
+}
+
+// The limbs of a field element's words (any value below 2^(32 N)).
+template <class P>
+G16_HD m52<P> to_m52(const typename P::field& x) {
+  return limbs_of<P, 0>(x);
 }
 
 // The field element of a value below 2p (fully reduced).
@@ -234,25 +248,7 @@ G16_UNROLL
 // output is below 1.9p).
 template <class P>
 G16_HD m52<P> to_m52_scaled(const typename P::field& x) {
-  using namespace m52_detail;
-  constexpr int N = P::field::N, S = 52 * P::L - 32 * N;
-  static_assert(S > 0 && S <= 32, "the shift must fall within the first word");
-  m52<P> r;
-G16_UNROLL
-  for (int i = 0; i < P::L; i++) {
-    const int start = 52 * i - S;  // limb i starts at bit `start` of x
-    uint64_t v;
-    if (start < 0) {
-      v = ((uint64_t)x.v[0] | ((uint64_t)x.v[1] << 32)) << -start;
-    } else {
-      const int w = start / 32, s = start % 32;
-      v = (uint64_t)x.v[w] >> s;
-      if (w + 1 < N) v |= (uint64_t)x.v[w + 1] << (32 - s);
-      if (w + 2 < N && s > 12) v |= (uint64_t)x.v[w + 2] << (64 - s);
-    }
-    r.l[i] = to_double(v & kMask);
-  }
-  return r;
+  return limbs_of<P, 52 * P::L - 32 * P::field::N>(x);
 }
 
 // a * b in blst's Montgomery form, on the FP64 pipe (conversions in and out included), for a,
