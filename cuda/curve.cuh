@@ -12,10 +12,6 @@
 #define GROTH16_C2_CURVE_CUH
 
 #include "fp2.cuh"
-#if defined(G16_MSM_F64_PRODUCTS)
-#include <type_traits>
-#include "mont52.cuh"
-#endif
 
 namespace g16 {
 
@@ -96,13 +92,7 @@ struct xyzz_t {
       return;
     }
     F u2, s2;
-#if defined(G16_MSM_F64_PRODUCTS) && G16_MSM_F64_PRODUCTS >= 4
-    if constexpr (std::is_same<F, fp_t>::value) {
-      u2 = mul_f64<fp52_params>(x, ZZ);
-      s2 = mul_f64<fp52_params>(y, ZZZ);
-    } else
-#endif
-      F::mul2(x, ZZ, y, ZZZ, u2, s2);
+    F::mul2(x, ZZ, y, ZZZ, u2, s2);
     const F p = u2 - X;  // U2 - X1
     const F r = s2 - Y;  // S2 - Y1
     if (p.is_zero()) {
@@ -115,17 +105,11 @@ struct xyzz_t {
     F ppp, q;
     F::mul2(p, pp, X, pp, ppp, q);
     const F x3 = rr - (ppp + twice(q));
+    // Moving 1, 2 or 4 of these products onto the idle FP64 pipe (mont52.cuh's mul_f64) was
+    // measured on the H200 (2026-12-04): 1.09-1.12x, 1.15-1.20x, 1.25-1.32x the MSM's time.
+    // The conversions into 52-bit limbs and back cost more issue slots than the IMAD cycles saved.
     F zz, zzz;
-#if defined(G16_MSM_F64_PRODUCTS)
-    // G16_MSM_F64_PRODUCTS=k (a tuning switch, G1 only): k of the ten products on the FP64 pipe
-    // (cuda/mont52.cuh), which the IMAD-bound others leave idle: 1 ZZZ PPP, 2 also ZZ PP, 4
-    // also U2 and S2. Each pays for converting its operands into 52-bit limbs and back.
-    if constexpr (std::is_same<F, fp_t>::value) {
-      zzz = mul_f64<fp52_params>(ZZZ, ppp);
-      zz = G16_MSM_F64_PRODUCTS >= 2 ? mul_f64<fp52_params>(ZZ, pp) : ZZ * pp;
-    } else
-#endif
-      F::mul2(ZZ, pp, ZZZ, ppp, zz, zzz);
+    F::mul2(ZZ, pp, ZZZ, ppp, zz, zzz);
     Y = F::mul_add2(r, q - x3, Y, -ppp);  // R (Q - X3) - Y1 PPP, one reduction
     X = x3;
     ZZ = zz;
