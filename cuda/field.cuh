@@ -7,7 +7,8 @@
 // Requirements on the modulus: odd, and below 2^(32N-1) (both BLS12-381 fields have spare top
 // bits), so a + b never carries out of N limbs and the CIOS accumulator fits N + 1 limbs.
 // Every operation takes fully reduced inputs and returns fully reduced outputs, so values are
-// bit-identical to blst's.
+// bit-identical to blst's; the lazy forms (below 2p: add<2>, sub<2>, neg<2> and the products
+// with kReduce false, see kmod) are the exception, used only under a tuning switch.
 #ifndef GROTH16_C2_FIELD_CUH
 #define GROTH16_C2_FIELD_CUH
 
@@ -130,20 +131,50 @@ G16_UNROLL
     return acc == 0;
   }
   friend G16_HD bool operator!=(const mont_t& a, const mont_t& b) { return !(a == b); }
+  // Whether a lazy value (below 2p) is 0 mod p: 0 or p.
+  G16_HD bool is_zero_lazy() const {
+    uint32_t z = 0, q = 0;
+G16_UNROLL
+    for (int i = 0; i < N; i++) {
+      z |= v[i];
+      q |= v[i] ^ P::mod(i);
+    }
+    return z == 0 || q == 0;
+  }
+  // The fully reduced form of a lazy value.
+  G16_HD mont_t canonical() const {
+    mont_t r = *this;
+    reduce_once(r.v);
+    return r;
+  }
 
-  // r = x - p if x >= p, else x. x < 2p, and 2p fits N limbs.
+  // Lazy forms (K = 2): values below 2p instead of p, for fields with 4p < R (Fp, not Fr),
+  // where a Montgomery product of two such values is below (4p / R + 1) p < 2p without its
+  // final subtraction. K = 1 is the ordinary, fully reduced form.
+  template <int K>
+  static constexpr bool kFits = K == 1 || P::mod(N - 1) < (1u << 30);  // K 2p < R
+  // Limb i of K p.
+  template <int K>
+  static G16_HD uint32_t kmod(int i) {
+    if constexpr (K == 1) return P::mod(i);
+    else return (P::mod(i) << 1) | (i > 0 ? P::mod(i - 1) >> 31 : 0u);
+  }
+
+  // r = x - K p if x >= K p, else x. x < 2 K p, and 2 K p fits N limbs.
+  template <int K = 1>
   static G16_HD void reduce_once(uint32_t x[N]) {
+    static_assert(kFits<K>, "4p must fit N limbs for the lazy forms");
     uint32_t t[N];
     uint32_t borrow;
 #if defined(G16_CARRY_CHAINS)
-    t[0] = ptx::sub_cc(x[0], P::mod(0));
+    t[0] = ptx::sub_cc(x[0], kmod<K>(0));
 G16_UNROLL
-    for (int i = 1; i < N; i++) t[i] = ptx::subc_cc(x[i], P::mod(i));
-    borrow = ptx::subc(0, 0);  // 0xffffffff when x < p
+    for (int i = 1; i < N; i++) t[i] = ptx::subc_cc(x[i], kmod<K>(i));
+    borrow = ptx::subc(0, 0);  // 0xffffffff when x < K p
 #else
     uint64_t b = 0;
     for (int i = 0; i < N; i++) {
-      uint64_t d = (uint64_t)x[i] - P::mod(i) - b;
+      uint64_t d = (uint64_t)x[i] - kmod<K>(i) - b;
       t[i] = (uint32_t)d;
       b = (d >> 32) & 1;
     }
@@ -153,7 +184,13 @@ G16_UNROLL
     for (int i = 0; i < N; i++) x[i] = borrow ? x[i] : t[i];
   }
 
-  friend G16_HD mont_t operator+(const mont_t& a, const mont_t& b) {
+  friend G16_HD mont_t operator+(const mont_t& a, const mont_t& b) { return add<1>(a, b); }
+  friend G16_HD mont_t operator-(const mont_t& a, const mont_t& b) { return sub<1>(a, b); }
+  G16_HD mont_t operator-() const { return neg<1>(); }
+
+  // a + b, a - b and -a for values below K p (K = 2: the lazy forms), below K p.
+  template <int K>
+  static G16_HD mont_t add(const mont_t& a, const mont_t& b) {
     mont_t r;
 #if defined(G16_CARRY_CHAINS)
     r.v[0] = ptx::add_cc(a.v[0], b.v[0]);
@@ -167,11 +204,11 @@ G16_UNROLL
       c = s >> 32;
     }
 #endif
-    reduce_once(r.v);
+    reduce_once<K>(r.v);
     return r;
   }
-
-  friend G16_HD mont_t operator-(const mont_t& a, const mont_t& b) {
+  template <int K>
+  static G16_HD mont_t sub(const mont_t& a, const mont_t& b) {
     mont_t r;
     uint32_t mask;
 #if defined(G16_CARRY_CHAINS)
@@ -179,10 +216,10 @@ G16_UNROLL
 G16_UNROLL
     for (int i = 1; i < N; i++) r.v[i] = ptx::subc_cc(a.v[i], b.v[i]);
     mask = ptx::subc(0, 0);
-    r.v[0] = ptx::add_cc(r.v[0], P::mod(0) & mask);
+    r.v[0] = ptx::add_cc(r.v[0], kmod<K>(0) & mask);
 G16_UNROLL
-    for (int i = 1; i < N - 1; i++) r.v[i] = ptx::addc_cc(r.v[i], P::mod(i) & mask);
-    r.v[N - 1] = ptx::addc(r.v[N - 1], P::mod(N - 1) & mask);
+    for (int i = 1; i < N - 1; i++) r.v[i] = ptx::addc_cc(r.v[i], kmod<K>(i) & mask);
+    r.v[N - 1] = ptx::addc(r.v[N - 1], kmod<K>(N - 1) & mask);
 #else
     uint64_t br = 0;
     for (int i = 0; i < N; i++) {
@@ -193,7 +230,7 @@ G16_UNROLL
     mask = br ? 0xffffffffu : 0u;
     uint64_t c = 0;
     for (int i = 0; i < N; i++) {
-      uint64_t s = (uint64_t)r.v[i] + (P::mod(i) & mask) + c;
+      uint64_t s = (uint64_t)r.v[i] + (kmod<K>(i) & mask) + c;
       r.v[i] = (uint32_t)s;
       c = s >> 32;
     }
@@ -201,19 +238,20 @@ G16_UNROLL
     return r;
   }
 
-  G16_HD mont_t operator-() const {
-    // p - a, except that -0 = 0.
+  template <int K>
+  G16_HD mont_t neg() const {
+    // K p - a, except that -0 = 0.
     mont_t r;
     uint32_t nz = is_zero() ? 0u : 0xffffffffu;
 #if defined(G16_CARRY_CHAINS)
-    r.v[0] = ptx::sub_cc(P::mod(0) & nz, v[0]);
+    r.v[0] = ptx::sub_cc(kmod<K>(0) & nz, v[0]);
 G16_UNROLL
-    for (int i = 1; i < N - 1; i++) r.v[i] = ptx::subc_cc(P::mod(i) & nz, v[i]);
-    r.v[N - 1] = ptx::subc(P::mod(N - 1) & nz, v[N - 1]);
+    for (int i = 1; i < N - 1; i++) r.v[i] = ptx::subc_cc(kmod<K>(i) & nz, v[i]);
+    r.v[N - 1] = ptx::subc(kmod<K>(N - 1) & nz, v[N - 1]);
 #else
     uint64_t b = 0;
     for (int i = 0; i < N; i++) {
-      uint64_t d = (uint64_t)(P::mod(i) & nz) - v[i] - b;
+      uint64_t d = (uint64_t)(kmod<K>(i) & nz) - v[i] - b;
       r.v[i] = (uint32_t)d;
       b = (d >> 32) & 1;
     }
@@ -464,21 +502,26 @@ G16_UNROLL
       return mul_finish(x, y);
     }
   }
-  // T = y + 2^32 * x with y[0] = 0: the result is x + y / 2^32.
+  // T = y + 2^32 * x with y[0] = 0: the result is x + y / 2^32. Without kReduce it stays below
+  // 2p (the lazy form; see kmod): the products below take operands below 2p for it.
+  template <bool kReduce = true>
   static G16_HD mont_t mul_finish(const uint32_t x[N], const uint32_t y[N]) {
     mont_t r;
     r.v[0] = ptx::add_cc(x[0], y[1]);
 G16_UNROLL
     for (int j = 1; j < N - 1; j++) r.v[j] = ptx::addc_cc(x[j], y[j + 1]);
     r.v[N - 1] = ptx::addc(x[N - 1], 0);
-    reduce_once(r.v);
+    if constexpr (kReduce) reduce_once(r.v);
     return r;
   }
   // Two independent products with their rows interleaved, so that one warp has four carry
   // chains in flight instead of two (the MSM's curve additions run at ~12 warps per SM, where
   // one product's chains leave the IMAD pipe idle between dependent instructions).
+  // With kReduce false, operands below 2p give lazy results (T < a + p < 3p after every row).
+  template <bool kReduce = true>
   static G16_HD void mul2(const mont_t& a, const mont_t& b, const mont_t& c, const mont_t& d,
                           mont_t& ab, mont_t& cd) {
+    static_assert(kReduce || (kFits<2> && !kKaratsuba), "lazy products: even/odd rows, 4p < R");
     if constexpr (kKaratsuba) {
       ab = mul_inline(a, b);
       cd = mul_inline(c, d);
@@ -491,8 +534,8 @@ G16_UNROLL
         mul_row(y, x, a, b.v[i + 1], false);
         mul_row(w, u, c, d.v[i + 1], false);
       }
-      ab = mul_finish(x, y);
-      cd = mul_finish(u, w);
+      ab = mul_finish<kReduce>(x, y);
+      cd = mul_finish<kReduce>(u, w);
     }
   }
   // T = T / 2^32 + m p, with m making the new limb 0 vanish: a reduction row of mul_row
@@ -530,8 +573,11 @@ G16_UNROLL
   // the parity of i + j, so that each row is two chains of fused 64-bit multiply-adds (as in
   // the product); D, the diagonal a_i^2. Then the Montgomery reduction of S's low half alone,
   // U = (S_lo + M p) / R <= p, and a^2 / R = U + S_hi (mod p) with S_hi < p^2 / R < p: one
-  // conditional subtraction.
+  // conditional subtraction. Without kReduce (lazy, a below 2p): S_hi < 4p^2 / R < p still, and
+  // the result, below 2p, skips it.
+  template <bool kReduce = true>
   G16_HD mont_t sqr() const {
+    static_assert(kReduce || kFits<2>, "lazy squares need 4p < R");
     uint32_t ev[2 * N], od[2 * N];
 G16_UNROLL
     for (int k = 0; k < 2 * N; k++) ev[k] = od[k] = 0;
@@ -576,13 +622,14 @@ G16_UNROLL
       pmadc(v[i], v[i], t[2 * i], t[2 * i + 1], t[2 * i], t[2 * i + 1]);
     }
     pmadc_end(v[N - 1], v[N - 1], t[2 * N - 2], t[2 * N - 1], t[2 * N - 2], t[2 * N - 1]);
-    return reduce_wide(t);
+    return reduce_wide<kReduce>(t);
   }
   // The curve formulas square on their own rather than as a product pair.
   static constexpr bool kCheapSquare = true;
 #endif
   // T / R mod p for T < p R (2N limbs): the Montgomery reduction of T's low half alone,
   // U = (T_lo + M p) / R <= p, then U + T_hi < 2p (T_hi < p), one conditional subtraction.
+  template <bool kReduce = true>
   static G16_HD mont_t reduce_wide(const uint32_t t[2 * N]) {
     // Row 0 on (x = T_lo, y = 0), then shifted rows alternating.
     uint32_t x[N], y[N];
@@ -607,7 +654,7 @@ G16_UNROLL
 G16_UNROLL
     for (int j = 1; j < N - 1; j++) r.v[j] = ptx::addc_cc(r.v[j], t[N + j]);
     r.v[N - 1] = ptx::addc(r.v[N - 1], t[2 * N - 1]);
-    reduce_once(r.v);
+    if constexpr (kReduce) reduce_once(r.v);
     return r;
   }
   // Whether products take one Karatsuba level: three half-size products and the reduction of
@@ -704,9 +751,13 @@ G16_UNROLL
   // bucket kernels are bound by the IMAD pipe (Nsight Compute: 85% of its cycles in the slice
   // kernel). With a, c < p, T < a + c + p < 3p < 2^(32N) after every row, and the result is
   // below (2 p^2 + R p) / R < 1.25 p: one conditional subtraction, the same value as
-  // a * b + c * d.
+  // a * b + c * d. Without kReduce (lazy: a, b, c, d below 2p) T < a + c + p < 5p after every
+  // row and the result is below (8 p^2 + R p) / R < 2p for Fp.
+  template <bool kReduce = true>
   static G16_HD mont_t mul_add2(const mont_t& a, const mont_t& b, const mont_t& c,
                                 const mont_t& d) {
+    static_assert(kReduce || (!kKaratsuba && P::mod(N - 1) < (1u << 29)),
+                  "lazy sums of products: even/odd rows, 8p < R");
     // 3p must fit N limbs: Fp's top limb is below 2^29, Fr's (above 2^32 / 3) is not.
     if constexpr (P::mod(N - 1) >= 0x55555555u) {
       return a * b + c * d;
@@ -731,7 +782,7 @@ G16_UNROLL
         accumulate_row(y, x, c, d.v[i + 1]);
         reduce_row(y, x);
       }
-      return mul_finish(x, y);
+      return mul_finish<kReduce>(x, y);
     }
   }
 #else

@@ -785,6 +785,16 @@ __device__ __noinline__ void mul_small_cold(xyzz_t<F>& acc, uint32_t k) {
 #ifndef G16_G2_SLICE_MIN_BLOCKS
 #define G16_G2_SLICE_MIN_BLOCKS G16_SLICE_MIN_BLOCKS
 #endif
+// G16_MSM_LAZY_FP (a tuning switch): G1's slice and bitmap-sum kernels add in the lazy form
+// (coordinates below 2p, see field.cuh's kmod), so the ten products of each addition skip
+// their final subtraction (~250 of its ~4,400 instructions), and store each sum fully reduced.
+template <class F>
+constexpr int kSumForm =
+#if defined(G16_MSM_LAZY_FP)
+    std::is_same<F, fp_t>::value ? 2 : 1;
+#else
+    1;
+#endif
 template <class F>
 constexpr int slice_min_blocks() {
   return std::is_same<F, fp_t>::value ? G16_SLICE_MIN_BLOCKS : G16_G2_SLICE_MIN_BLOCKS;
@@ -806,10 +816,12 @@ __global__ void __launch_bounds__(128, slice_min_blocks<F>())
         [&](xyzz_t<F>& acc, uint32_t entry) {
           const uint32_t idx = entry & ~kSignBit;
           if (idx < n_points)  // never read outside the points
-            acc.add_affine(ldg_vec(points + idx), (entry & kSignBit) != 0);
+            acc.template add_affine<kSumForm<F>>(ldg_vec(points + idx),
+                                                     (entry & kSignBit) != 0);
         },
         [&](uint32_t key, const xyzz_t<F>& acc, bool head) {
-          st_vec(head ? heads + t : buckets + key, acc);
+          if constexpr (kSumForm<F> == 2) st_vec(head ? heads + t : buckets + key, acc.canonical());
+          else st_vec(head ? heads + t : buckets + key, acc);
         });
   }
 }
@@ -927,9 +939,10 @@ __global__ void __launch_bounds__(128) bitmap_sum_kernel(const affine_t<F>* poin
     if (bits == 0) break;
     const uint32_t b = __ffsll((long long)bits) - 1;
     bits &= bits - 1;
-    acc.add_affine(ldg_vec(points + (w - 1) * 64 + b));
+    acc.template add_affine<kSumForm<F>>(ldg_vec(points + (w - 1) * 64 + b));
   }
-  st_vec(partials + i, acc);
+  if constexpr (kSumForm<F> == 2) st_vec(partials + i, acc.canonical());
+  else st_vec(partials + i, acc);
 }
 
 inline unsigned blocks_for(size_t threads, unsigned per_block) {

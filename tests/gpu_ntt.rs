@@ -1,4 +1,4 @@
-//! The GPU NTT equals the CPU FFT bit for bit: every size 2^1 .. 2^24 and 2^27 once, random
+//! The GPU NTT equals the CPU FFT bit for bit: every size 2^1 .. 2^24, 2^26 and 2^27 once, random
 //! and sparse inputs, forward and inverse, every input/output order, coset variants, and
 //! inverse(forward(x)) == x; the H step's coset transforms with the scaling folded in; all of
 //! them with the top pass's own twiddle table too.
@@ -180,26 +180,39 @@ fn small_domains_with_a_larger_table() {
     }
 }
 
+/// One transform of 2^lg against the CPU FFT, forward and inverse, without and then with the
+/// top pass's own table (as proofs of these sizes run where VRAM allows).
+fn check_once(lg: u32) {
+    let mut gpu = Gpu::new(lg);
+    let x = random(1 << lg, lg as u64, false);
+    let (forward, inverse) = (cpu_fft(&x, false), cpu_fft(&x, true));
+    for top in [false, true] {
+        if top {
+            assert!(gpu.table.build_top(lg, &gpu.stream).unwrap());
+        }
+        assert!(
+            gpu.ntt(&x, false, false, false) == forward,
+            "2^{lg} forward, top table {top}"
+        );
+        let y = gpu.ntt(&x, true, false, true);
+        assert!(bitrev(&y) == inverse, "2^{lg} inverse NR, top table {top}");
+    }
+}
+
+#[test]
+fn ntt_2_pow_26_once() {
+    if !gpu_or_skip("ntt_2_pow_26_once") {
+        return;
+    }
+    check_once(26);
+}
+
 #[test]
 fn ntt_2_pow_27_once() {
     if !gpu_or_skip("ntt_2_pow_27_once") {
         return;
     }
-    let mut gpu = Gpu::new(27);
-    let x = random(1 << 27, 27, false);
-    let (forward, inverse) = (cpu_fft(&x, false), cpu_fft(&x, true));
-    // Without, then with the top pass's own table (as proofs of 2^27 run where VRAM allows).
-    for top in [false, true] {
-        if top {
-            assert!(gpu.table.build_top(27, &gpu.stream).unwrap());
-        }
-        assert!(
-            gpu.ntt(&x, false, false, false) == forward,
-            "2^27 forward, top table {top}"
-        );
-        let y = gpu.ntt(&x, true, false, true);
-        assert!(bitrev(&y) == inverse, "2^27 inverse NR, top table {top}");
-    }
+    check_once(27);
 }
 
 /// The H step's coset transforms (scaling and constants folded into the passes) against the

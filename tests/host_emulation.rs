@@ -466,6 +466,22 @@ fn msm_slices_sum_every_bucket() {
     );
 }
 
+/// The lazy Fp forms (below 2p; `G16_MSM_LAZY_FP`'s slice kernel): the unreduced products and
+/// the 2p additions against the reduced ones on edge and random operands, and G1 mixed additions
+/// in the lazy form against the reduced ones after every step (doublings and identities among
+/// them), through the device's carry chains.
+#[test]
+fn lazy_fp_additions_match_the_reduced_ones() {
+    run_variants(
+        "lazy_add_check.cpp",
+        &[(
+            "even/odd carry chains",
+            "-DG16_EMULATE_PTX -DG16_MUL_EVEN_ODD",
+            &[],
+        )],
+    );
+}
+
 /// The batch-affine accumulation's index logic (round layouts, the positions each warp and lane
 /// visits forward and back, what each round reads and writes, final buckets, chunks adding into
 /// the buckets, the plan's buffer sizes) with a toy group, on sparse, small, large and skewed
