@@ -152,7 +152,7 @@ G16_UNROLL
   // where a Montgomery product of two such values is below (4p / R + 1) p < 2p without its
   // final subtraction. K = 1 is the ordinary, fully reduced form.
   template <int K>
-  static constexpr bool kFits = K == 1 || P::mod(N - 1) < (1u << 30);  // K 2p < R
+  static constexpr bool kFits = K == 1 || P::mod(N - 1) < (1u << 30);  // 2 K p < R
   // Limb i of K p.
   template <int K>
   static G16_HD uint32_t kmod(int i) {
