@@ -586,14 +586,32 @@ struct pass_tile {
   // elements in global memory, as the flat order's were; with G16_NTT_LANE_ROWS (a tuning
   // switch) a line's threads are consecutive.
   G16_HD void lane(uint32_t& l, uint32_t& ut) const {
-#if defined(G16_NTT_LANES_OVER_COLUMNS)
-    const uint32_t al = a.lo < a.c ? a.lo : a.c;
+    const uint32_t al = line_low_bits();
     l = (tid & ((1u << al) - 1)) | ((tid >> (al + K - W)) << al);
     ut = (tid >> al) & (TPL - 1);
+  }
+  // The low bits of a thread's index that pick its line (lane): min(lo, c) with lanes over
+  // columns, none with G16_NTT_LANE_ROWS.
+  G16_HD uint32_t line_low_bits() const {
+#if defined(G16_NTT_LANES_OVER_COLUMNS)
+    return a.lo < a.c ? a.lo : a.c;
 #else
-    l = tid >> (K - W);
-    ut = tid & (TPL - 1);
+    return 0;
 #endif
+  }
+
+  // The lowest bit of round R's window (rounds run upwards in DIT, downwards in DIF).
+  G16_HD static constexpr int round_l0(int R) {
+    const int r = DIT ? R : NR - 1 - R;
+    return W * r < K - W ? W * r : K - W;
+  }
+  // Whether each warp reads in round R + 1 exactly the tile slots it wrote in round R, so
+  // that __syncwarp would do between them: a warp's 32 threads take consecutive ut in their
+  // lines' low 5 - al bits (al = line_low_bits()), so it holds when both windows start at or
+  // below that bit (emu_ntt's `warps` checks it for every pass width and lane layout).
+  G16_HD bool warp_local(int R) const {
+    const int hi = round_l0(R) > round_l0(R + 1) ? round_l0(R) : round_l0(R + 1);
+    return hi + (int)line_low_bits() <= 5;
   }
   G16_HD fr_t sget(uint32_t e) const { const uint32_t p = phys(e); return join_fr(s_lo[p], s_hi[p]); }
   G16_HD void sput(uint32_t e, const fr_t& x) const { const uint32_t p = phys(e); split_fr(x, s_lo[p], s_hi[p]); }
@@ -810,7 +828,7 @@ G16_UNROLL
     constexpr int r = DIT ? R : NR - 1 - R;
     constexpr int s_bot = W * r;
     constexpr int s_top = (W * r + W - 1) < K - 1 ? (W * r + W - 1) : K - 1;
-    constexpr int L0 = s_bot < K - W ? s_bot : K - W;
+    constexpr int L0 = round_l0(R);
     constexpr int NL = s_top - s_bot + 1;
     uint32_t l, ut;
     lane(l, ut);
@@ -871,11 +889,26 @@ __global__ void coset_table_init_kernel(const coset_init_args a) {
 
 // The rounds of a pass on a tile, a barrier after each. FROM_DATA: the first round reads the
 // pass's data itself; TO_DATA: the last writes it, with no barrier after (see kDirectIo).
+// G16_NTT_WARP_SYNC (a switch, not yet measured on a GPU): __syncwarp instead of __syncthreads
+// between rounds that pass_tile::warp_local joins (the lower three of a 9-bit pass's five), so
+// that a warp does not wait there for the block's other warps.
 template <int K, bool DIT, bool TW, int R, bool FROM_DATA = false, bool TO_DATA = false>
 __device__ __forceinline__ void run_rounds(const pass_tile<K, DIT, TW>& T) {
   constexpr bool last = R + 1 == pass_tile<K, DIT, TW>::NR;
   T.template round<R, FROM_DATA && R == 0, TO_DATA && last>();
-  if constexpr (!(TO_DATA && last)) __syncthreads();
+  if constexpr (!last) {
+#if defined(G16_NTT_WARP_SYNC)
+    // A block-uniform branch: warp_local depends on the pass's arguments only.
+    if (T.warp_local(R))
+      __syncwarp();
+    else
+      __syncthreads();
+#else
+    __syncthreads();
+#endif
+  } else if constexpr (!TO_DATA) {
+    __syncthreads();  // the next user of the tile may lay it out differently
+  }
   if constexpr (!last) run_rounds<K, DIT, TW, R + 1, FROM_DATA, TO_DATA>(T);
 }
 

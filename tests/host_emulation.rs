@@ -399,6 +399,30 @@ fn ntt_swizzle_is_free_of_bank_conflicts() {
     );
 }
 
+/// The NTT rounds that `-DG16_NTT_WARP_SYNC` joins by `__syncwarp` alone
+/// (`pass_tile::warp_local`): for every pass width, column count, lane layout and direction,
+/// each warp reads and writes the same tile slots in both rounds of such a pair, and some pairs
+/// are such. (With the threshold one bit higher the check fails at 2^10 tiles.)
+#[test]
+fn ntt_warp_local_rounds_keep_each_warps_slots() {
+    run_variants(
+        "emu_ntt.cpp",
+        &[
+            ("lanes over columns", "-DG16_EMULATE_PTX", &["warps"]),
+            (
+                "lanes over columns, tiles of 2^11",
+                "-DG16_EMULATE_PTX -DG16_NTT_TILE_LOG=11",
+                &["warps"],
+            ),
+            (
+                "lane rows",
+                "-DG16_EMULATE_PTX -DG16_NTT_LANE_ROWS",
+                &["warps"],
+            ),
+        ],
+    );
+}
+
 /// The H step's coset transforms, the scaling folded into the passes, against the plain
 /// transforms with the scaling apart: two-pass plans (2^11, 2^12, 2^16, tables for the size and
 /// for 2^27) and a three-pass one (2^20, its own table), with the default kernels; two-pass

@@ -6,6 +6,7 @@
 #include <vector>
 #include <string>
 #include <random>
+#include <algorithm>
 using namespace g16;
 using namespace g16::ntt_detail;
 
@@ -332,6 +333,53 @@ template<int K> int bank_conflicts() {
   return total;
 }
 
+// The register rounds that pass_tile::warp_local joins by __syncwarp alone: for every pass
+// width K, column count c, lane layout and pair of consecutive rounds it calls warp-local,
+// each warp must read and write the same tile slots in both rounds. Prints how many pairs are
+// warp-local, and how many others happen to keep each warp's slots too (left to __syncthreads).
+template<int K> int warp_rounds(int& local, int& missed) {
+  typedef pass_tile<K,false,false> Dif;
+  typedef pass_tile<K,true,false> Dit;
+  int bad = 0;
+  for (uint32_t c = 0; K + c <= kTileLog; c++) {
+    const uint32_t nthreads = 1u << (K - Dif::W + c);
+    for (uint32_t lo = 0; lo <= c + 1; lo++) {
+      pass_args a{}; a.lo = lo; a.c = c;
+      for (int dit = 0; dit < 2; dit++) {
+        for (int R = 0; R + 1 < Dif::NR; R++) {
+          const Dif tf{a, 0, 0, nthreads, nullptr, nullptr};
+          const Dit tt{a, 0, 0, nthreads, nullptr, nullptr};
+          const bool claimed = dit ? tt.warp_local(R) : tf.warp_local(R);
+          const int l0[2] = {dit ? Dit::round_l0(R) : Dif::round_l0(R),
+                             dit ? Dit::round_l0(R + 1) : Dif::round_l0(R + 1)};
+          bool same = true;
+          for (uint32_t base = 0; base < nthreads; base += 32) {
+            std::vector<uint32_t> slots[2];
+            for (int k = 0; k < 2; k++) {
+              for (uint32_t tid = base; tid < base + 32 && tid < nthreads; tid++) {
+                const Dif t{a, 0, tid, nthreads, nullptr, nullptr};
+                uint32_t l, ut;
+                t.lane(l, ut);
+                for (int m = 0; m < Dif::E; m++) slots[k].push_back((l << K) | Dif::round_slot(ut, l0[k], m));
+              }
+              std::sort(slots[k].begin(), slots[k].end());
+            }
+            if (slots[0] != slots[1]) same = false;
+          }
+          if (claimed && !same) {
+            printf("warps K %2d c %u lo %u %s rounds %d-%d: called warp-local, but a warp's slots differ\n",
+                   K, c, lo, dit ? "DIT" : "DIF", R, R + 1);
+            bad++;
+          }
+          local += claimed;
+          missed += !claimed && same;
+        }
+      }
+    }
+  }
+  return bad;
+}
+
 int main(int argc, char** argv) {
   // omega_max for lg_max: Fr root of unity of order 2^32, squared 32-lg_max times.
   // Fr::ROOT_OF_UNITY (canonical) = 0x16a2a19edfe81f20d09b681922c813b4b63683508c2280b93829971f439f0d2b
@@ -361,6 +409,20 @@ int main(int argc, char** argv) {
     printf("%d quarter warps conflict (G16_NTT_LANE_ROWS swizzle)\nALL OK\n", bad);
     return 0;
 #endif
+  }
+  if (argc > 1 && strcmp(argv[1], "warps") == 0) {
+    int local = 0, missed = 0;
+    int bad = warp_rounds<1>(local, missed) + warp_rounds<2>(local, missed) + warp_rounds<3>(local, missed) +
+              warp_rounds<4>(local, missed) + warp_rounds<5>(local, missed) + warp_rounds<6>(local, missed) +
+              warp_rounds<7>(local, missed) + warp_rounds<8>(local, missed) + warp_rounds<9>(local, missed) +
+              warp_rounds<10>(local, missed);
+#if G16_NTT_TILE_LOG >= 11
+    bad += warp_rounds<11>(local, missed);
+#endif
+    printf("warps: %d round pairs warp-local, %d others keep each warp's slots\n", local, missed);
+    if (local == 0) { printf("no warp-local round pairs\n"); bad++; }
+    printf(bad ? "FAIL\n" : "ALL OK\n");
+    return bad != 0;
   }
   if (argc > 1 && strcmp(argv[1], "coset") == 0) {
     std::vector<uint32_t> sizes; for (int i=2;i<argc;i++) sizes.push_back(atoi(argv[i]));
