@@ -575,9 +575,38 @@ struct pass_tile {
     return e;
   }
 
-  // The slot of a thread's element m in a round whose window starts at bit L0.
-  G16_HD static uint32_t round_slot(uint32_t ut, int L0, int m) {
+  // The slot of a thread's element m in round R (R is a constant at the kernels' calls):
+  // the window's bits are m, the others ut's. In the low rounds ut's bits fill them in order;
+  // in the high ones (G16_NTT_WARP_SYNC=2) ut's lowest kQ bits stay at the bottom (runs of
+  // consecutive elements for the global reads and writes), its next kH bits go to the part of
+  // the high bits [kHighLo, K) outside the window, and the rest to bits [kQ, kHighLo), so that
+  // a warp owns the same slots in both high rounds (see warp_local).
+  G16_HD static uint32_t round_slot(int R, uint32_t ut, int m) {
+    const int L0 = round_l0(R);
+    if (high_round(R)) {
+      const int p = top_round(R) ? kHighLo : kHighLo + W;  // the high bits outside the window
+      return (ut & ((1u << kQ) - 1)) | (((ut >> kQ) & ((1u << kH) - 1)) << p) |
+             ((ut >> (kQ + kH)) << kQ) | (uint32_t(m) << L0);
+    }
     return ((ut >> L0) << (L0 + W)) | (uint32_t(m) << L0) | (ut & ((1u << L0) - 1));
+  }
+  // The high phase (G16_NTT_WARP_SYNC=2): the top two rounds by window, over bits
+  // [kHighLo, K), on passes of 3+ rounds.
+#if defined(G16_NTT_WARP_SYNC) && G16_NTT_WARP_SYNC >= 2
+  static constexpr bool kHighPhase = NR >= 3;
+#else
+  static constexpr bool kHighPhase = false;
+#endif
+  static constexpr int kHighLo = NR < 3 ? 0 : (W * (NR - 2) < K - W ? W * (NR - 2) : K - W);
+  static constexpr int kH = NR < 3 ? 0 : K - W - kHighLo;  // high bits outside either window
+  // ut bits kept at the bottom in the high rounds: 3, so that a quarter warp's 8 lanes keep
+  // the L0 = 0 round's layout (free of bank conflicts, emu_ntt's `banks`) and, with al <= 1
+  // (the 9- and 10-bit passes), the warp spans them and the kH above (warp-local). A count
+  // chosen at run time per al made ptxas spend ~1.6% more IMAD-pipe cycles in the DIT passes.
+  static constexpr int kQ = kHighLo < 3 ? kHighLo : 3;
+  G16_HD static constexpr bool top_round(int R) { return (DIT ? R : NR - 1 - R) == NR - 1; }
+  G16_HD static constexpr bool high_round(int R) {
+    return kHighPhase && (DIT ? R : NR - 1 - R) >= NR - 2;
   }
 
   // This thread's line l in the block and its place ut among the line's threads in the
@@ -609,9 +638,14 @@ struct pass_tile {
   // that __syncwarp would do between them: a warp's 32 threads take consecutive ut in their
   // lines' low 5 - al bits (al = line_low_bits()), so it holds when both windows start at or
   // below that bit (emu_ntt's `warps` checks it for every pass width and lane layout).
+  // Between the two high rounds (G16_NTT_WARP_SYNC=2) the warp's ut bits [0, kQ + kH) map to
+  // the same slot bits outside the windows, so it holds when the warp spans them.
   G16_HD bool warp_local(int R) const {
+    const int v = 5 - (int)line_low_bits();  // ut bits a warp spans
+    if (high_round(R) != high_round(R + 1)) return v >= K - W;
+    if (high_round(R)) return v >= kQ + kH;
     const int hi = round_l0(R) > round_l0(R + 1) ? round_l0(R) : round_l0(R + 1);
-    return hi + (int)line_low_bits() <= 5;
+    return hi <= v;
   }
   G16_HD fr_t sget(uint32_t e) const { const uint32_t p = phys(e); return join_fr(s_lo[p], s_hi[p]); }
   G16_HD void sput(uint32_t e, const fr_t& x) const { const uint32_t p = phys(e); split_fr(x, s_lo[p], s_hi[p]); }
@@ -760,8 +794,9 @@ G16_UNROLL
 
   // Radix-2 layer S on the thread's elements (window bit BB = S - L0). Butterflies are grouped
   // by twiddle so that only one twiddle is live at a time (register pressure).
+  // low: the thread's slot bits below L0 (the layers' twiddles depend on them).
   template <int S, int L0>
-  G16_HD void layer(fr_t (&x)[E], uint32_t ut) const {
+  G16_HD void layer(fr_t (&x)[E], uint32_t low) const {
     constexpr int BB = S - L0;
     constexpr int NLOW = 1 << BB;
 G16_UNROLL
@@ -771,18 +806,18 @@ G16_UNROLL
       // The layer's products on the FP64 pipe (mont52.cuh), from 16 lt[x].
       fr52 tw = {};
       if constexpr (S > 0) {
-        const uint32_t tm = (ut & ((1u << L0) - 1)) | (uint32_t(ml) << L0);
+        const uint32_t tm = low | (uint32_t(ml) << L0);
         tw = to_fr52(ldg_fr(a.lt16 + (tm << (a.kl - 1 - S))));
       }
 #else
       fr_t tw = fr_t::one();  // unused when S == 0 (that layer's twiddle is 1)
       if constexpr (S > 0) {
-        const uint32_t tm = (ut & ((1u << L0) - 1)) | (uint32_t(ml) << L0);
+        const uint32_t tm = low | (uint32_t(ml) << L0);
         tw = ldg_fr(a.lt + (tm << (a.kl - 1 - S)));
       }
 #endif
       if constexpr (TW) {
-        const uint32_t tm = (ut & ((1u << L0) - 1)) | (uint32_t(ml) << L0);
+        const uint32_t tm = low | (uint32_t(ml) << L0);
         twt = ldg_fr(a.lt_tw + ((1u << S) - 1 + tm));
       }
       // A twiddle known to be 1 at compile time costs no product: layer 0's, and the first
@@ -811,10 +846,10 @@ G16_UNROLL
   }
 
   template <int R, int I, int NL, int SFIRST, int L0>
-  G16_HD void layers(fr_t (&x)[E], uint32_t ut) const {
+  G16_HD void layers(fr_t (&x)[E], uint32_t low) const {
     if constexpr (I < NL) {
-      layer<(DIT ? SFIRST + I : SFIRST - I), L0>(x, ut);
-      layers<R, I + 1, NL, SFIRST, L0>(x, ut);
+      layer<(DIT ? SFIRST + I : SFIRST - I), L0>(x, low);
+      layers<R, I + 1, NL, SFIRST, L0>(x, low);
     }
   }
 
@@ -835,15 +870,15 @@ G16_UNROLL
     fr_t x[E];
 G16_UNROLL
     for (int m = 0; m < E; m++) {
-      const uint32_t t = round_slot(ut, L0, m);
+      const uint32_t t = round_slot(R, ut, m);
       x[m] = FROM_DATA ? ld_fr(a.data + gidx(l, t)) : sget((l << K) | t);
     }
     if (DIT && R == 0 && a.lo != 0) twiddle(x, l, ut);
-    layers<R, 0, NL, (DIT ? s_bot : s_top), L0>(x, ut);
+    layers<R, 0, NL, (DIT ? s_bot : s_top), L0>(x, round_slot(R, ut, 0) & ((1u << L0) - 1));
     if (!DIT && R == NR - 1 && a.lo != 0) twiddle(x, l, ut);
 G16_UNROLL
     for (int m = 0; m < E; m++) {
-      const uint32_t t = round_slot(ut, L0, m);
+      const uint32_t t = round_slot(R, ut, m);
       if (TO_DATA)
         st_fr(a.data + gidx(l, t), x[m]);
       else
@@ -891,7 +926,8 @@ __global__ void coset_table_init_kernel(const coset_init_args a) {
 // pass's data itself; TO_DATA: the last writes it, with no barrier after (see kDirectIo).
 // G16_NTT_WARP_SYNC (a switch, not yet measured on a GPU): __syncwarp instead of __syncthreads
 // between rounds that pass_tile::warp_local joins (the lower three of a 9-bit pass's five), so
-// that a warp does not wait there for the block's other warps.
+// that a warp does not wait there for the block's other warps; G16_NTT_WARP_SYNC=2 also remaps
+// the top two rounds so that they are joined so too (one __syncthreads left in a 9-bit pass).
 template <int K, bool DIT, bool TW, int R, bool FROM_DATA = false, bool TO_DATA = false>
 __device__ __forceinline__ void run_rounds(const pass_tile<K, DIT, TW>& T) {
   constexpr bool last = R + 1 == pass_tile<K, DIT, TW>::NR;

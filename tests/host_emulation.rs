@@ -375,13 +375,18 @@ fn ntt_passes_match_a_radix_2_reference() {
                 "twiddle tree, window 3",
                 "-DG16_EMULATE_PTX -DG16_NTT_TWIDDLE_TREE -DG16_NTT_WINDOW=3",
             ),
+            (
+                "warp-local rounds, high rounds remapped",
+                "-DG16_EMULATE_PTX -DG16_NTT_WARP_SYNC=2",
+            ),
         ],
     );
 }
 
 /// The NTT passes' shared-memory swizzle (lanes over columns, the default): no quarter warp of
 /// any register round (every pass width from 5 bits, column count and lane layout, tiles of
-/// 2^10 and 2^11) falls in fewer than 8 bank groups. (Built with `G16_NTT_LANE_ROWS`, `emu_ntt
+/// 2^10 and 2^11, both directions, and the high rounds of `-DG16_NTT_WARP_SYNC=2`) falls in
+/// fewer than 8 bank groups. (Built with `G16_NTT_LANE_ROWS`, `emu_ntt
 /// banks` prints the old swizzle's conflicts: 2-way in the round at L0 = 2 and, at 2+ lines per
 /// block, elsewhere.)
 #[test]
@@ -395,6 +400,16 @@ fn ntt_swizzle_is_free_of_bank_conflicts() {
                 "-DG16_EMULATE_PTX -DG16_NTT_TILE_LOG=11",
                 &["banks"],
             ),
+            (
+                "high rounds remapped",
+                "-DG16_EMULATE_PTX -DG16_NTT_WARP_SYNC=2",
+                &["banks"],
+            ),
+            (
+                "high rounds remapped, tiles of 2^11",
+                "-DG16_EMULATE_PTX -DG16_NTT_WARP_SYNC=2 -DG16_NTT_TILE_LOG=11",
+                &["banks"],
+            ),
         ],
     );
 }
@@ -402,7 +417,9 @@ fn ntt_swizzle_is_free_of_bank_conflicts() {
 /// The NTT rounds that `-DG16_NTT_WARP_SYNC` joins by `__syncwarp` alone
 /// (`pass_tile::warp_local`): for every pass width, column count, lane layout and direction,
 /// each warp reads and writes the same tile slots in both rounds of such a pair, and some pairs
-/// are such. (With the threshold one bit higher the check fails at 2^10 tiles.)
+/// are such; also with `-DG16_NTT_WARP_SYNC=2`, whose top two rounds map a thread's index to
+/// slots their own way. (With the low rounds' bound one bit higher the check fails at 2^10
+/// tiles.)
 #[test]
 fn ntt_warp_local_rounds_keep_each_warps_slots() {
     run_variants(
@@ -417,6 +434,16 @@ fn ntt_warp_local_rounds_keep_each_warps_slots() {
             (
                 "lane rows",
                 "-DG16_EMULATE_PTX -DG16_NTT_LANE_ROWS",
+                &["warps"],
+            ),
+            (
+                "high rounds remapped",
+                "-DG16_EMULATE_PTX -DG16_NTT_WARP_SYNC=2",
+                &["warps"],
+            ),
+            (
+                "high rounds remapped, tiles of 2^11",
+                "-DG16_EMULATE_PTX -DG16_NTT_WARP_SYNC=2 -DG16_NTT_TILE_LOG=11",
                 &["warps"],
             ),
         ],
@@ -447,6 +474,11 @@ fn coset_passes_fold_the_scaling() {
                 "-DG16_EMULATE_PTX -DG16_NTT_TWIDDLE_F64",
                 &["coset", "12"],
             ),
+            (
+                "high rounds remapped",
+                "-DG16_EMULATE_PTX -DG16_NTT_WARP_SYNC=2",
+                &["coset", "12", "20"],
+            ),
         ],
     );
 }
@@ -467,6 +499,11 @@ fn fused_h_passes_match_the_separate_ones() {
                 "tiles of 2^11",
                 "-DG16_EMULATE_PTX -DG16_NTT_TILE_LOG=11",
                 &["fused"],
+            ),
+            (
+                "high rounds remapped",
+                "-DG16_EMULATE_PTX -DG16_NTT_WARP_SYNC=2",
+                &["fused", "20q"],
             ),
         ],
     );

@@ -304,28 +304,32 @@ int check_fused(const fr_t& w32, const std::vector<std::string>& sizes) {
 // Bank conflicts of the register rounds' shared-memory accesses: for every pass width K >= 5,
 // column count c and lane layout (al = min(lo, c)), how many quarter warps (8 lanes of 16-byte
 // accesses) fall in fewer than 8 bank groups (pass_tile::phys, pass_tile::lane).
+template<int K, bool DIT> int bank_conflicts_dir(uint32_t c, uint32_t lo) {
+  typedef pass_tile<K,DIT,false> T;
+  const uint32_t nthreads = 1u << (K - T::W + c);
+  pass_args a{}; a.lo = lo; a.c = c;
+  int bad = 0;
+  for (int R = 0; R < T::NR; R++)
+    for (int m = 0; m < T::E; m++)
+      for (uint32_t base = 0; base + 8 <= nthreads; base += 8) {
+        uint32_t seen = 0;
+        for (uint32_t tid = base; tid < base + 8; tid++) {
+          const T t{a, 0, tid, nthreads, nullptr, nullptr};
+          uint32_t l, ut;
+          t.lane(l, ut);
+          seen |= 1u << (T::phys((l << K) | t.round_slot(R, ut, m)) & 7u);
+        }
+        bad += seen != 0xffu;
+      }
+  return bad;
+}
+
 template<int K> int bank_conflicts() {
-  typedef pass_tile<K,false,false> T;
   int total = 0;
   for (uint32_t c = 0; K + c <= kTileLog; c++) {
-    const uint32_t nthreads = 1u << (K - T::W + c);
     for (uint32_t lo = 0; lo <= c; lo++) {
-      pass_args a{}; a.lo = lo; a.c = c;
-      int bad = 0;
-      for (int r = 0; r < T::NR; r++) {
-        const int L0 = T::W * r < K - T::W ? T::W * r : K - T::W;
-        for (int m = 0; m < T::E; m++)
-          for (uint32_t base = 0; base + 8 <= nthreads; base += 8) {
-            uint32_t seen = 0;
-            for (uint32_t tid = base; tid < base + 8; tid++) {
-              const T t{a, 0, tid, nthreads, nullptr, nullptr};
-              uint32_t l, ut;
-              t.lane(l, ut);
-              seen |= 1u << (T::phys((l << K) | T::round_slot(ut, L0, m)) & 7u);
-            }
-            bad += seen != 0xffu;
-          }
-      }
+      // Both directions: the high rounds (G16_NTT_WARP_SYNC=2) map ut to slots their own way.
+      const int bad = bank_conflicts_dir<K, false>(c, lo) + bank_conflicts_dir<K, true>(c, lo);
       printf("banks K %2d c %u lo %u: %d quarter warps conflict\n", K, c, lo, bad);
       total += bad;
     }
@@ -350,8 +354,6 @@ template<int K> int warp_rounds(int& local, int& missed) {
           const Dif tf{a, 0, 0, nthreads, nullptr, nullptr};
           const Dit tt{a, 0, 0, nthreads, nullptr, nullptr};
           const bool claimed = dit ? tt.warp_local(R) : tf.warp_local(R);
-          const int l0[2] = {dit ? Dit::round_l0(R) : Dif::round_l0(R),
-                             dit ? Dit::round_l0(R + 1) : Dif::round_l0(R + 1)};
           bool same = true;
           for (uint32_t base = 0; base < nthreads; base += 32) {
             std::vector<uint32_t> slots[2];
@@ -360,7 +362,8 @@ template<int K> int warp_rounds(int& local, int& missed) {
                 const Dif t{a, 0, tid, nthreads, nullptr, nullptr};
                 uint32_t l, ut;
                 t.lane(l, ut);
-                for (int m = 0; m < Dif::E; m++) slots[k].push_back((l << K) | Dif::round_slot(ut, l0[k], m));
+                for (int m = 0; m < Dif::E; m++)
+                  slots[k].push_back((l << K) | (dit ? tt.round_slot(R + k, ut, m) : tf.round_slot(R + k, ut, m)));
               }
               std::sort(slots[k].begin(), slots[k].end());
             }
