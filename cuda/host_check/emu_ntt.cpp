@@ -317,7 +317,7 @@ template<int K, bool DIT> int bank_conflicts_dir(uint32_t c, uint32_t lo) {
           const T t{a, 0, tid, nthreads, nullptr, nullptr};
           uint32_t l, ut;
           t.lane(l, ut);
-          seen |= 1u << (T::phys((l << K) | t.round_slot(R, ut, m)) & 7u);
+          seen |= 1u << (T::phys((l << K) | T::round_slot(R, ut, m)) & 7u);
         }
         bad += seen != 0xffu;
       }
@@ -337,49 +337,48 @@ template<int K> int bank_conflicts() {
   return total;
 }
 
+template<int K, bool DIT> int warp_rounds_dir(uint32_t c, uint32_t lo, int& local, int& missed) {
+  typedef pass_tile<K,DIT,false> T;
+  const uint32_t nthreads = 1u << (K - T::W + c);
+  pass_args a{}; a.lo = lo; a.c = c;
+  const T t0{a, 0, 0, nthreads, nullptr, nullptr};
+  int bad = 0;
+  for (int R = 0; R + 1 < T::NR; R++) {
+    bool same = true;
+    for (uint32_t base = 0; base < nthreads; base += 32) {
+      std::vector<uint32_t> slots[2];
+      for (int k = 0; k < 2; k++) {
+        for (uint32_t tid = base; tid < base + 32 && tid < nthreads; tid++) {
+          const T t{a, 0, tid, nthreads, nullptr, nullptr};
+          uint32_t l, ut;
+          t.lane(l, ut);
+          for (int m = 0; m < T::E; m++) slots[k].push_back((l << K) | T::round_slot(R + k, ut, m));
+        }
+        std::sort(slots[k].begin(), slots[k].end());
+      }
+      if (slots[0] != slots[1]) same = false;
+    }
+    const bool claimed = t0.warp_local(R);
+    if (claimed && !same) {
+      printf("warps K %2d c %u lo %u %s rounds %d-%d: called warp-local, but a warp's slots differ\n",
+             K, c, lo, DIT ? "DIT" : "DIF", R, R + 1);
+      bad++;
+    }
+    local += claimed;
+    missed += !claimed && same;
+  }
+  return bad;
+}
+
 // The register rounds that pass_tile::warp_local joins by __syncwarp alone: for every pass
 // width K, column count c, lane layout and pair of consecutive rounds it calls warp-local,
-// each warp must read and write the same tile slots in both rounds. Prints how many pairs are
+// each warp must read and write the same tile slots in both rounds. Counts how many pairs are
 // warp-local, and how many others happen to keep each warp's slots too (left to __syncthreads).
 template<int K> int warp_rounds(int& local, int& missed) {
-  typedef pass_tile<K,false,false> Dif;
-  typedef pass_tile<K,true,false> Dit;
   int bad = 0;
-  for (uint32_t c = 0; K + c <= kTileLog; c++) {
-    const uint32_t nthreads = 1u << (K - Dif::W + c);
-    for (uint32_t lo = 0; lo <= c + 1; lo++) {
-      pass_args a{}; a.lo = lo; a.c = c;
-      for (int dit = 0; dit < 2; dit++) {
-        for (int R = 0; R + 1 < Dif::NR; R++) {
-          const Dif tf{a, 0, 0, nthreads, nullptr, nullptr};
-          const Dit tt{a, 0, 0, nthreads, nullptr, nullptr};
-          const bool claimed = dit ? tt.warp_local(R) : tf.warp_local(R);
-          bool same = true;
-          for (uint32_t base = 0; base < nthreads; base += 32) {
-            std::vector<uint32_t> slots[2];
-            for (int k = 0; k < 2; k++) {
-              for (uint32_t tid = base; tid < base + 32 && tid < nthreads; tid++) {
-                const Dif t{a, 0, tid, nthreads, nullptr, nullptr};
-                uint32_t l, ut;
-                t.lane(l, ut);
-                for (int m = 0; m < Dif::E; m++)
-                  slots[k].push_back((l << K) | (dit ? tt.round_slot(R + k, ut, m) : tf.round_slot(R + k, ut, m)));
-              }
-              std::sort(slots[k].begin(), slots[k].end());
-            }
-            if (slots[0] != slots[1]) same = false;
-          }
-          if (claimed && !same) {
-            printf("warps K %2d c %u lo %u %s rounds %d-%d: called warp-local, but a warp's slots differ\n",
-                   K, c, lo, dit ? "DIT" : "DIF", R, R + 1);
-            bad++;
-          }
-          local += claimed;
-          missed += !claimed && same;
-        }
-      }
-    }
-  }
+  for (uint32_t c = 0; K + c <= kTileLog; c++)
+    for (uint32_t lo = 0; lo <= c + 1; lo++)
+      bad += warp_rounds_dir<K, false>(c, lo, local, missed) + warp_rounds_dir<K, true>(c, lo, local, missed);
   return bad;
 }
 
