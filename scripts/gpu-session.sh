@@ -5,13 +5,17 @@
 #   params   start generating the soak's params (2^16, 2^18, 2^20, 2^22, 2^24) in params-cache/,
 #            detached; returns at once (the fast setup: minutes for 2^24 on 16 cores)
 #   ab       the kernel A/B (every gpu_bench_* in the pack against gpu_bench) and sppark_bench
-#            (copied into the pack) in the same call, with the side-by-side table
+#            (copied into the pack) in the same call, with a side-by-side table per build
+#            (AB_ARGS, SPPARK_NTT, SPPARK_MSM: the sizes; SPPARK_MSM="" skips sppark's MSM)
 #   tests    every packed test binary (or those in TESTS), one at a time (some check the
 #            device's memory in use); all of them take about 9 minutes, so split them in two calls
 #   sanitize compute-sanitizer over the GPU tests (GPU_SANITIZE_* as scripts/gpu-sanitize.sh)
 #   soak     waits for the params, then 1,000 proofs (SOAK_ARGS to change)
 #   ncu      Nsight Compute over the NTT/H kernels of one gpu_bench variant (NCU_LOG_N, default
 #            27; NCU_VARIANT, default fwd_nn; see scripts/gpu-ncu.sh), a table per launch
+# With BUILD=<name>, `tests` and `sanitize` run an A/B variant's test binaries, packed as
+# examples/<name>_<test> (GPU_PACK_EXTRA="gpu-var/<name>/gpu_ntt=<name>_gpu_ntt ..."), and the
+# default's where the variant has none (say, gpu_field for an NTT switch).
 # Budget each call: `ab` about 5 minutes for 8 builds, `tests` 9 (two calls), `sanitize` 8-10,
 # `soak` 3.
 set -uo pipefail
@@ -21,6 +25,19 @@ step=${3:?usage: gpu-session.sh PACK OUT params|ab|tests|sanitize|soak|ncu}
 here=$(dirname "$0")
 bin=$(bash "$here/gpu-unpack.sh" "$pack") || exit 1
 mkdir -p "$out" params-cache
+tests_dir=$bin
+if [ -n "${BUILD:-}" ]; then
+    # A folder laid out as a pack (tests/) holding the variant's binaries, the default's else.
+    sel=$(mktemp -d)
+    mkdir -p "$sel/tests"
+    for t in "$bin"/tests/*; do
+        name=$(basename "$t")
+        variant="$bin/examples/${BUILD}_$name"
+        if [ -x "$variant" ]; then cp "$variant" "$sel/tests/$name"; else cp "$t" "$sel/tests/$name"; fi
+        [ -x "$variant" ] && echo "build $BUILD: tests/$name is the variant's"
+    done
+    tests_dir=$sel
+fi
 case "$step" in
 params)
     for sizes in 24 22 16,18,20; do  # the largest first: it takes longest
@@ -32,21 +49,28 @@ params)
     echo "params generation started (logs params-cache/gen-*.log)"
     ;;
 ab)
-    # shellcheck disable=SC2086
-    bash "$here/gpu-ab.sh" "$pack" "$out/ab" "${AB_ROUNDS:-2}" -- \
-        ${AB_ARGS:---field --ntt 24,27 --ntt-variants fwd_nn,h --h "" --msm 24,26 --runs 3 --no-cpu}
+    # AB_ARGS is parsed as shell words, so that `--h ""` (no H rows) stays an empty argument.
+    eval "ab_args=(${AB_ARGS:---field --ntt 24,27 --ntt-variants fwd_nn,h --h '""' --msm 24,26 --runs 3 --no-cpu})"
+    bash "$here/gpu-ab.sh" "$pack" "$out/ab" "${AB_ROUNDS:-2}" -- "${ab_args[@]}"
     if [ -x "$pack/sppark_bench" ]; then
-        "$pack/sppark_bench" ntt --log-n 24,26,27 --runs 5 >"$out/sppark-ntt.log" 2>&1
-        "$pack/sppark_bench" msm --log-n 24,26 --runs 3 >"$out/sppark-msm.log" 2>&1
-        python3 "$here/side-by-side.py" --ours "$out"/ab/gpu_bench.round*.log --sppark "$out"/sppark-*.log
+        "$pack/sppark_bench" ntt --log-n "${SPPARK_NTT:-24,26,27}" --runs 5 >"$out/sppark-ntt.log" 2>&1
+        if [ -n "${SPPARK_MSM-24,26}" ]; then
+            "$pack/sppark_bench" msm --log-n "${SPPARK_MSM-24,26}" --runs 3 >"$out/sppark-msm.log" 2>&1
+        fi
+        # One table per build: the baseline's, then each variant's.
+        for first in "$out"/ab/gpu_bench*.round1.log; do
+            build=$(basename "$first" .round1.log)
+            echo "--- side by side: $build"
+            python3 "$here/side-by-side.py" --ours "$out/ab/$build".round*.log --sppark "$out"/sppark-*.log
+        done
     fi
     ;;
 tests)
     # shellcheck disable=SC2086
-    bash "$here/gpu-run.sh" "$pack" "$out/tests" ${TESTS:-}
+    bash "$here/gpu-run.sh" "$tests_dir" "$out/tests" ${TESTS:-}
     ;;
 sanitize)
-    bash "$here/gpu-sanitize.sh" "$pack" "$out/sanitize" "${SANITIZE_JOBS:-6}"
+    bash "$here/gpu-sanitize.sh" "$tests_dir" "$out/sanitize" "${SANITIZE_JOBS:-6}"
     ;;
 soak)
     while grep -L '^rc=' params-cache/gen-*.log 2>/dev/null | grep -q .; do sleep 5; done
