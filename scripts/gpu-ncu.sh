@@ -7,8 +7,9 @@
 # stall rule. It
 # tells a pass bound by its products (issue slots busy, the FMA pipe) from one bound by memory
 # or by latency (stalls). NCU_LAUNCHES (default 12) caps the launches profiled; NCU_BENCH names
-# another gpu_bench binary (a variant build) to profile; NCU_MSM_STRATEGY (default auto) the
-# MSM's bucket strategy (slices, affine).
+# another gpu_bench binary (a variant build) to profile, a path or a name in the pack's
+# examples/ (gpu_bench_ws2); NCU_MSM_STRATEGY (default auto) the MSM's bucket strategy
+# (slices, affine).
 set -uo pipefail
 pack=${1:?usage: gpu-ncu.sh PACK_DIR OUT_DIR [LOG_N] [VARIANT]}
 out=${2:?usage: gpu-ncu.sh PACK_DIR OUT_DIR [LOG_N] [VARIANT]}
@@ -16,6 +17,8 @@ lg=${3:-27}
 variant=${4:-fwd_nn}
 bin=$(bash "$(dirname "$0")/gpu-unpack.sh" "$pack") || exit 1
 mkdir -p "$out"
+bench=${NCU_BENCH:-gpu_bench}
+[[ "$bench" == */* ]] || bench="$bin/examples/$bench"
 report="$out/ncu-$lg-$variant.txt"
 if [ "$variant" = msm ]; then
     kernels='count_kernel|scan|chunk_|scatter_kernel|task_kernel|slice_kernel|bucket_|head_round|segment_kernel|reduce_kernel|combine_kernel|ba_'
@@ -28,7 +31,7 @@ ncu --kernel-name regex:"$kernels" \
     --launch-count "${NCU_LAUNCHES:-12}" \
     --section SpeedOfLight --section ComputeWorkloadAnalysis --section Occupancy \
     --section LaunchStats --section WarpStateStats --section MemoryWorkloadAnalysis \
-    "${NCU_BENCH:-$bin/examples/gpu_bench}" "${bench_args[@]}" --runs 1 --no-cpu \
+    "$bench" "${bench_args[@]}" --runs 1 --no-cpu \
     >"$report" 2>&1
 rc=$?
 python3 - "$report" <<'PY'
