@@ -41,6 +41,15 @@ namespace ntt_detail {
 #define G16_NTT_TILE_LOG 10
 #endif
 constexpr uint32_t kTileLog = G16_NTT_TILE_LOG;
+// The barriers between a pass's register rounds: 0, __syncthreads after every round; 1,
+// __syncwarp between rounds where each warp keeps its tile slots (pass_tile::warp_local); 2
+// (the default), also the top two rounds' slots remapped so that they are such: one
+// __syncthreads left of a 9-bit pass's four. H200 (2026-12-05): 2 ran the forward NTT in
+// 0.92-0.95x the time of 0 at 2^20, 0.99x at 2^24-2^27, the whole H in 0.98-1.00x; 1 was
+// 1.01x slower at 2^26-2^27.
+#ifndef G16_NTT_WARP_SYNC
+#define G16_NTT_WARP_SYNC 2
+#endif
 constexpr uint32_t kInnerLog = 9;   // passes with lo > 0 use tiles of at most 2^9 (>= 2 columns)
 static_assert(kTileLog >= kInnerLog + 1 && kTileLog <= 11, "G16_NTT_TILE_LOG must be 10 or 11");
 constexpr uint32_t kMaxLgMax = 32;  // Fr's two-adicity
@@ -577,10 +586,10 @@ struct pass_tile {
 
   // The slot of a thread's element m in round R (R is a constant at the kernels' calls):
   // the window's bits are m, the others ut's. In the low rounds ut's bits fill them in order;
-  // in the high ones (G16_NTT_WARP_SYNC=2) ut's lowest kQ bits stay at the bottom (runs of
-  // consecutive elements for the global reads and writes), its next kH bits go to the part of
-  // the high bits [kHighLo, K) outside the window, and the rest to bits [kQ, kHighLo), so that
-  // a warp owns the same slots in both high rounds (see warp_local).
+  // in the high ones (G16_NTT_WARP_SYNC=2, the default) ut's lowest kQ bits stay at the bottom
+  // (runs of consecutive elements for the global reads and writes), its next kH bits go to the
+  // part of the high bits [kHighLo, K) outside the window, and the rest to bits [kQ, kHighLo),
+  // so that a warp owns the same slots in both high rounds (see warp_local).
   G16_HD static uint32_t round_slot(int R, uint32_t ut, int m) {
     const int L0 = round_l0(R);
     if (high_round(R)) {
@@ -592,7 +601,7 @@ struct pass_tile {
   }
   // The high phase (G16_NTT_WARP_SYNC=2): the top two rounds by window, over bits
   // [kHighLo, K), on passes of 3+ rounds.
-#if defined(G16_NTT_WARP_SYNC) && G16_NTT_WARP_SYNC >= 2
+#if G16_NTT_WARP_SYNC >= 2
   static constexpr bool kHighPhase = NR >= 3;
 #else
   static constexpr bool kHighPhase = false;
@@ -924,16 +933,15 @@ __global__ void coset_table_init_kernel(const coset_init_args a) {
 
 // The rounds of a pass on a tile, a barrier after each. FROM_DATA: the first round reads the
 // pass's data itself; TO_DATA: the last writes it, with no barrier after (see kDirectIo).
-// G16_NTT_WARP_SYNC (a switch, not yet measured on a GPU): __syncwarp instead of __syncthreads
-// between rounds that pass_tile::warp_local joins (the lower three of a 9-bit pass's five), so
-// that a warp does not wait there for the block's other warps; G16_NTT_WARP_SYNC=2 also remaps
-// the top two rounds so that they are joined so too (one __syncthreads left in a 9-bit pass).
+// With G16_NTT_WARP_SYNC >= 1 (2 is the default): __syncwarp instead of __syncthreads between
+// rounds that pass_tile::warp_local joins, so that a warp does not wait there for the block's
+// other warps; G16_NTT_WARP_SYNC=0 puts a __syncthreads after every round.
 template <int K, bool DIT, bool TW, int R, bool FROM_DATA = false, bool TO_DATA = false>
 __device__ __forceinline__ void run_rounds(const pass_tile<K, DIT, TW>& T) {
   constexpr bool last = R + 1 == pass_tile<K, DIT, TW>::NR;
   T.template round<R, FROM_DATA && R == 0, TO_DATA && last>();
   if constexpr (!last) {
-#if defined(G16_NTT_WARP_SYNC)
+#if G16_NTT_WARP_SYNC >= 1
     // A block-uniform branch: warp_local depends on the pass's arguments only.
     if (T.warp_local(R))
       __syncwarp();

@@ -376,8 +376,8 @@ fn ntt_passes_match_a_radix_2_reference() {
                 "-DG16_EMULATE_PTX -DG16_NTT_TWIDDLE_TREE -DG16_NTT_WINDOW=3",
             ),
             (
-                "warp-local rounds, high rounds remapped",
-                "-DG16_EMULATE_PTX -DG16_NTT_WARP_SYNC=2",
+                "rounds in order, a block barrier after each",
+                "-DG16_EMULATE_PTX -DG16_NTT_WARP_SYNC=0",
             ),
         ],
     );
@@ -385,10 +385,10 @@ fn ntt_passes_match_a_radix_2_reference() {
 
 /// The NTT passes' shared-memory swizzle (lanes over columns, the default): no quarter warp of
 /// any register round (every pass width from 5 bits, column count and lane layout, tiles of
-/// 2^10 and 2^11, both directions, and the high rounds of `-DG16_NTT_WARP_SYNC=2`) falls in
-/// fewer than 8 bank groups. (Built with `G16_NTT_LANE_ROWS`, `emu_ntt
-/// banks` prints the old swizzle's conflicts: 2-way in the round at L0 = 2 and, at 2+ lines per
-/// block, elsewhere.)
+/// 2^10 and 2^11, both directions, the default's remapped high rounds and the rounds in order
+/// of `-DG16_NTT_WARP_SYNC=0`) falls in fewer than 8 bank groups. (Built with
+/// `G16_NTT_LANE_ROWS`, `emu_ntt banks` prints the old swizzle's conflicts: 2-way in the round
+/// at L0 = 2 and, at 2+ lines per block, elsewhere.)
 #[test]
 fn ntt_swizzle_is_free_of_bank_conflicts() {
     run_variants(
@@ -401,25 +401,25 @@ fn ntt_swizzle_is_free_of_bank_conflicts() {
                 &["banks"],
             ),
             (
-                "high rounds remapped",
-                "-DG16_EMULATE_PTX -DG16_NTT_WARP_SYNC=2",
+                "rounds in order",
+                "-DG16_EMULATE_PTX -DG16_NTT_WARP_SYNC=0",
                 &["banks"],
             ),
             (
-                "high rounds remapped, tiles of 2^11",
-                "-DG16_EMULATE_PTX -DG16_NTT_WARP_SYNC=2 -DG16_NTT_TILE_LOG=11",
+                "rounds in order, tiles of 2^11",
+                "-DG16_EMULATE_PTX -DG16_NTT_WARP_SYNC=0 -DG16_NTT_TILE_LOG=11",
                 &["banks"],
             ),
         ],
     );
 }
 
-/// The NTT rounds that `-DG16_NTT_WARP_SYNC` joins by `__syncwarp` alone
-/// (`pass_tile::warp_local`): for every pass width, column count, lane layout and direction,
-/// each warp reads and writes the same tile slots in both rounds of such a pair, and some pairs
-/// are such; also with `-DG16_NTT_WARP_SYNC=2`, whose top two rounds map a thread's index to
-/// slots their own way. (With the low rounds' bound one bit higher the check fails at 2^10
-/// tiles.)
+/// The NTT rounds that the kernels join by `__syncwarp` alone (`pass_tile::warp_local`; the
+/// default `G16_NTT_WARP_SYNC=2`, whose top two rounds map a thread's index to slots their own
+/// way): for every pass width, column count, lane layout and direction, each warp reads and
+/// writes the same tile slots in both rounds of such a pair, and some pairs are such; also with
+/// the rounds in order (`-DG16_NTT_WARP_SYNC=0`, where the rule is that of `=1`). (With the low
+/// rounds' bound one bit higher the check fails at 2^10 tiles.)
 #[test]
 fn ntt_warp_local_rounds_keep_each_warps_slots() {
     run_variants(
@@ -437,13 +437,13 @@ fn ntt_warp_local_rounds_keep_each_warps_slots() {
                 &["warps"],
             ),
             (
-                "high rounds remapped",
-                "-DG16_EMULATE_PTX -DG16_NTT_WARP_SYNC=2",
+                "rounds in order",
+                "-DG16_EMULATE_PTX -DG16_NTT_WARP_SYNC=0",
                 &["warps"],
             ),
             (
-                "high rounds remapped, tiles of 2^11",
-                "-DG16_EMULATE_PTX -DG16_NTT_WARP_SYNC=2 -DG16_NTT_TILE_LOG=11",
+                "rounds in order, tiles of 2^11",
+                "-DG16_EMULATE_PTX -DG16_NTT_WARP_SYNC=0 -DG16_NTT_TILE_LOG=11",
                 &["warps"],
             ),
         ],
@@ -475,8 +475,8 @@ fn coset_passes_fold_the_scaling() {
                 &["coset", "12"],
             ),
             (
-                "high rounds remapped",
-                "-DG16_EMULATE_PTX -DG16_NTT_WARP_SYNC=2",
+                "rounds in order",
+                "-DG16_EMULATE_PTX -DG16_NTT_WARP_SYNC=0",
                 &["coset", "12", "20"],
             ),
         ],
@@ -501,8 +501,8 @@ fn fused_h_passes_match_the_separate_ones() {
                 &["fused"],
             ),
             (
-                "high rounds remapped",
-                "-DG16_EMULATE_PTX -DG16_NTT_WARP_SYNC=2",
+                "rounds in order",
+                "-DG16_EMULATE_PTX -DG16_NTT_WARP_SYNC=0",
                 &["fused", "20q"],
             ),
         ],
