@@ -25,19 +25,28 @@ step=${3:?usage: gpu-session.sh PACK OUT params|ab|tests|sanitize|soak|ncu}
 here=$(dirname "$0")
 bin=$(bash "$here/gpu-unpack.sh" "$pack") || exit 1
 mkdir -p "$out" params-cache
-tests_dir=$bin
-if [ -n "${BUILD:-}" ]; then
-    # A folder laid out as a pack (tests/) holding the variant's binaries, the default's else.
+# The folder whose tests/ the `tests` and `sanitize` steps run: the pack's, or with BUILD one
+# linking the variant's binaries, the default's where it has none.
+tests_dir() {
+    if [ -z "${BUILD:-}" ]; then
+        echo "$bin"
+        return
+    fi
+    local sel t name variant
     sel=$(mktemp -d)
     mkdir -p "$sel/tests"
     for t in "$bin"/tests/*; do
         name=$(basename "$t")
         variant="$bin/examples/${BUILD}_$name"
-        if [ -x "$variant" ]; then cp "$variant" "$sel/tests/$name"; else cp "$t" "$sel/tests/$name"; fi
-        [ -x "$variant" ] && echo "build $BUILD: tests/$name is the variant's"
+        if [ -x "$variant" ]; then
+            ln -s "$variant" "$sel/tests/$name"
+            echo "build $BUILD: tests/$name is the variant's" >&2
+        else
+            ln -s "$t" "$sel/tests/$name"
+        fi
     done
-    tests_dir=$sel
-fi
+    echo "$sel"
+}
 case "$step" in
 params)
     for sizes in 24 22 16,18,20; do  # the largest first: it takes longest
@@ -67,10 +76,10 @@ ab)
     ;;
 tests)
     # shellcheck disable=SC2086
-    bash "$here/gpu-run.sh" "$tests_dir" "$out/tests" ${TESTS:-}
+    bash "$here/gpu-run.sh" "$(tests_dir)" "$out/tests" ${TESTS:-}
     ;;
 sanitize)
-    bash "$here/gpu-sanitize.sh" "$tests_dir" "$out/sanitize" "${SANITIZE_JOBS:-6}"
+    bash "$here/gpu-sanitize.sh" "$(tests_dir)" "$out/sanitize" "${SANITIZE_JOBS:-6}"
     ;;
 soak)
     while grep -L '^rc=' params-cache/gen-*.log 2>/dev/null | grep -q .; do sleep 5; done

@@ -328,7 +328,8 @@ template<int K> int bank_conflicts() {
   int total = 0;
   for (uint32_t c = 0; K + c <= kTileLog; c++) {
     for (uint32_t lo = 0; lo <= c; lo++) {
-      // Both directions: the high rounds (G16_NTT_WARP_SYNC=2, the default) map ut to slots their own way.
+      // Both directions: the high rounds (G16_NTT_WARP_SYNC=2, the default) map ut to slots
+      // their own way.
       const int bad = bank_conflicts_dir<K, false>(c, lo) + bank_conflicts_dir<K, true>(c, lo);
       printf("banks K %2d c %u lo %u: %d quarter warps conflict\n", K, c, lo, bad);
       total += bad;
