@@ -124,6 +124,19 @@ fn build_host_hooks(crate_dir: &Path, cuda: bool) {
         build.file(crate_dir.join("csrc/cuda_host_alloc_fallback.c"));
     }
     build.warnings(true).compile("groth16_c2_host_hooks");
+    if !cuda {
+        // The kernels' size functions, which a CUDA build takes from its launcher: host-only
+        // C++ that calls nothing in the C++ runtime, so hosts link no libstdc++ for it.
+        println!("cargo:rerun-if-changed=cuda");
+        cc::Build::new()
+            .cpp(true)
+            .cpp_link_stdlib(None)
+            .std("c++17")
+            .flag_if_supported("-fno-exceptions")
+            .flag_if_supported("-fno-rtti")
+            .file(crate_dir.join("csrc/device_sizes.cpp"))
+            .compile("groth16_c2_device_sizes");
+    }
 }
 
 enum CudaChoice {

@@ -105,10 +105,14 @@ G16_HD void brev_store(fr_t* data, uint32_t lg_n, uint64_t block, uint32_t tid, 
 }
 
 // ---- (a*b - c) * factor --------------------------------------------------------------------------
-// SCALE = false: the factor is 1 (the coset transforms fold it), one product fewer.
-template <bool SCALE = true>
+// SCALE = false: the factor is 1 (the coset transforms fold it), one product fewer. MUL = false
+// reads no b (a * 1), SUB = false no c (- 0): the H step in two buffers runs a = a b, then
+// a = (a - c) factor once c has taken b's place.
+template <bool SCALE = true, bool MUL = true, bool SUB = true>
 G16_HD void h_point(fr_t* a, const fr_t* b, const fr_t* c, uint64_t i, const fr_t& factor) {
-  const fr_t d = ld_fr(a + i) * ld_fr(b + i) - ld_fr(c + i);
+  fr_t d = ld_fr(a + i);
+  if (MUL) d = d * ld_fr(b + i);
+  if (SUB) d = d - ld_fr(c + i);
   st_fr(a + i, SCALE ? d * factor : d);
 }
 
@@ -124,14 +128,14 @@ __global__ void __launch_bounds__(256) scale_powers_kernel(const __grid_constant
   scale_thread<8>(a, s_sq, s_pb, blockIdx.x, threadIdx.x);
 }
 
-template <bool SCALE>
+template <bool SCALE, bool MUL = true, bool SUB = true>
 __global__ void __launch_bounds__(256) h_pointwise_kernel(fr_t* a, const fr_t* b,
                                                           const fr_t* c, size_t n,
                                                           const fr_arg factor) {
   const fr_t f = from_arg(factor);
   const size_t stride = size_t(gridDim.x) * blockDim.x;
   for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
-    h_point<SCALE>(a, b, c, i, f);
+    h_point<SCALE, MUL, SUB>(a, b, c, i, f);
 }
 
 __global__ void __launch_bounds__(256) bit_reverse_kernel(fr_t* data, uint32_t lg_n) {
@@ -181,16 +185,24 @@ cudaError_t h_pointwise(fr_t* a, const fr_t* b, const fr_t* c, size_t n, const f
                         cudaStream_t s) {
   using namespace hpoly_detail;
   if (n == 0) return cudaSuccess;
-  if (a == nullptr || b == nullptr || c == nullptr) return cudaErrorInvalidValue;
+  if (a == nullptr || (b == nullptr && c == nullptr)) return cudaErrorInvalidValue;
   fr_arg f;
   for (int i = 0; i < 8; i++) f.v[i] = factor.v[i];
   const unsigned threads = 256;
   const uint64_t want = (n + threads - 1) / threads;
   const unsigned blocks = (unsigned)(want < 132 * 64 ? want : 132 * 64);
-  if (factor == fr_t::one())
+  const bool one = factor == fr_t::one();
+  if (b == nullptr) {  // a = (a - c) factor
+    if (one) h_pointwise_kernel<false, false, true><<<blocks, threads, 0, s>>>(a, b, c, n, f);
+    else h_pointwise_kernel<true, false, true><<<blocks, threads, 0, s>>>(a, b, c, n, f);
+  } else if (c == nullptr) {  // a = a b factor
+    if (one) h_pointwise_kernel<false, true, false><<<blocks, threads, 0, s>>>(a, b, c, n, f);
+    else h_pointwise_kernel<true, true, false><<<blocks, threads, 0, s>>>(a, b, c, n, f);
+  } else if (one) {
     h_pointwise_kernel<false><<<blocks, threads, 0, s>>>(a, b, c, n, f);
-  else
+  } else {
     h_pointwise_kernel<true><<<blocks, threads, 0, s>>>(a, b, c, n, f);
+  }
   return cudaGetLastError();
 }
 

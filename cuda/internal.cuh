@@ -159,6 +159,7 @@ cudaError_t g1_batch_add(const g1_affine_t* points, size_t n_points, const uint6
                          void* ws, size_t ws_bytes, g1_xyzz_t* result, cudaStream_t s);
 cudaError_t g2_batch_add(const g2_affine_t* points, size_t n_points, const uint64_t* bitmap,
                          void* ws, size_t ws_bytes, g2_xyzz_t* result, cudaStream_t s);
+cudaError_t msm_index_rebase(uint32_t* index, size_t n, uint32_t base, cudaStream_t s);
 #endif
 
 }  // namespace g16

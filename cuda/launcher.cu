@@ -142,6 +142,10 @@ int g16_msm_precompute(int curve, void* points, size_t n_points, uint32_t window
                                      copies, stream_of(stream));
 }
 
+int g16_msm_index_rebase(uint32_t* index, size_t n, uint32_t base, g16_stream_t stream) {
+  return (int)g16::msm_index_rebase(index, n, base, stream_of(stream));
+}
+
 size_t g16_batch_add_workspace_size(int curve, size_t n_points) {
   switch (curve) {
     case 1: return g16::g1_batch_add_workspace_size(n_points);

@@ -97,6 +97,7 @@ int g16_scale_powers(void* data, uint32_t lg_n, const void* first_host, const vo
                      int index_bitrev, g16_stream_t stream);
 
 // a[i] = (a[i] * b[i] - c[i]) * factor for i < n; factor is a host pointer (Montgomery Fr).
+// b = NULL reads no b (a[i] * 1), c = NULL no c (- 0); not both.
 int g16_h_pointwise(void* a, const void* b, const void* c, size_t n, const void* factor_host,
                     g16_stream_t stream);
 
@@ -144,6 +145,11 @@ int g16_msm_precompute(int curve, void* points, size_t n_points, uint32_t window
 int g16_msm(int curve, const void* points, size_t n_points, const uint32_t* index,
             const void* scalars, int montgomery, size_t n, int strategy, void* workspace,
             size_t workspace_bytes, void* result, g16_stream_t stream);
+
+// Subtracts `base` from each of the n point indices at `index` (device memory), in place: the
+// indices of a tail MSM's entries that fall in one chunk of the points, made relative to that
+// chunk when only the chunk is on the device.
+int g16_msm_index_rebase(uint32_t* index, size_t n, uint32_t base, g16_stream_t stream);
 
 // Batch addition: result = the sum of points[i] for every i < n_points whose bit is set in
 // `bitmap` (bit i = bit i % 64 of word i / 64, LSB first; ceil(n_points / 64) words on the

@@ -436,6 +436,18 @@ G16_HD void for_each_digit(const uint32_t s[8], const msm_plan& p, uint32_t w0, 
   }
 }
 
+// Workspace of a batch addition (host code, as the MSM's size below).
+template <class F>
+size_t batch_add_workspace_size(size_t n_points) {
+  return 2 * align_up(batch_add_partials(n_points) * sizeof(xyzz_t<F>));
+}
+
+// The batch-affine rounds are built for G1 (fp_t) only.
+template <class F>
+constexpr size_t ba_affine_bytes() {
+  return std::is_same<F, fp_t>::value ? sizeof(affine_t<F>) : 0;
+}
+
 #if defined(__CUDACC__)
 
 namespace msm_detail {
@@ -1067,21 +1079,6 @@ cudaError_t msm_precompute(affine_t<F>* points, size_t n_points, uint32_t c, uin
   return cudaGetLastError();
 }
 
-// The batch-affine rounds are built for G1 (fp_t) only.
-template <class F>
-constexpr size_t ba_affine_bytes() {
-  return std::is_same<F, fp_t>::value ? sizeof(affine_t<F>) : 0;
-}
-
-template <class F>
-size_t msm_workspace_size(size_t n, int strategy) {
-  msm_plan p;
-  return make_msm_plan(n, sizeof(xyzz_t<F>), ba_affine_bytes<F>(), strategy, &p) &&
-                 msm_detail::add_sort_temp(&p)
-             ? p.total
-             : 0;
-}
-
 template <class F>
 cudaError_t msm(const affine_t<F>* points, size_t n_points, const uint32_t* index,
                 const fr_t* scalars, bool montgomery, size_t n, int strategy, void* workspace,
@@ -1198,11 +1195,6 @@ cudaError_t msm(const affine_t<F>* points, size_t n_points, const uint32_t* inde
 }
 
 template <class F>
-size_t batch_add_workspace_size(size_t n_points) {
-  return 2 * align_up(batch_add_partials(n_points) * sizeof(xyzz_t<F>));
-}
-
-template <class F>
 cudaError_t batch_add(const affine_t<F>* points, size_t n_points, const uint64_t* bitmap,
                       void* workspace, size_t workspace_bytes, xyzz_t<F>* result, cudaStream_t s) {
   using namespace msm_detail;
@@ -1222,6 +1214,26 @@ cudaError_t batch_add(const affine_t<F>* points, size_t n_points, const uint64_t
 }
 
 #endif  // __CUDACC__
+
+// Workspace sizes: host code only, so that a build without CUDA sizes device memory the same way.
+// The radix sort's scratch (G16_MSM_SORTED_SCATTER) is known only to CUDA builds.
+inline bool msm_sort_temp_ok(msm_plan* p) {
+#if defined(__CUDACC__)
+  return msm_detail::add_sort_temp(p);
+#else
+  (void)p;
+  return true;
+#endif
+}
+
+template <class F>
+size_t msm_workspace_size(size_t n, int strategy) {
+  msm_plan p;
+  return make_msm_plan(n, sizeof(xyzz_t<F>), ba_affine_bytes<F>(), strategy, &p) &&
+                 msm_sort_temp_ok(&p)
+             ? p.total
+             : 0;
+}
 
 }  // namespace g16
 

@@ -1,5 +1,6 @@
 // G1 instances of the MSM and batch-addition templates (msm.cuh); one file per curve so the
-// two heavy instantiations compile in parallel.
+// two heavy instantiations compile in parallel. Also the curve-free index rebase of the streamed
+// tail MSMs.
 #include "msm.cuh"
 
 namespace g16 {
@@ -27,6 +28,21 @@ size_t g1_batch_add_workspace_size(size_t n_points) {
 cudaError_t g1_batch_add(const g1_affine_t* points, size_t n_points, const uint64_t* bitmap,
                          void* ws, size_t ws_bytes, g1_xyzz_t* result, cudaStream_t s) {
   return batch_add<fp_t>(points, n_points, bitmap, ws, ws_bytes, result, s);
+}
+
+// index[k] -= base: a tail's point indices made relative to the chunk of points on the device.
+static __global__ void __launch_bounds__(256) index_rebase_kernel(uint32_t* index, size_t n,
+                                                                  uint32_t base) {
+  const size_t stride = size_t(gridDim.x) * blockDim.x;
+  for (size_t k = size_t(blockIdx.x) * blockDim.x + threadIdx.x; k < n; k += stride)
+    index[k] -= base;
+}
+
+cudaError_t msm_index_rebase(uint32_t* index, size_t n, uint32_t base, cudaStream_t s) {
+  if (n == 0) return cudaSuccess;
+  if (index == nullptr) return cudaErrorInvalidValue;
+  index_rebase_kernel<<<msm_detail::blocks_for(n, 256), 256, 0, s>>>(index, n, base);
+  return cudaGetLastError();
 }
 
 }  // namespace g16

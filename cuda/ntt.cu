@@ -1178,12 +1178,23 @@ cudaError_t run_coset_passes(fr_t* data, uint32_t lg_n, bool inverse, const fr_t
 
 }  // namespace ntt_detail
 
-#if defined(__CUDACC__)
-
+// Table sizes: host code only, so that a build without CUDA sizes device memory the same way.
 size_t ntt_table_size(uint32_t lg_max) {
   if (lg_max < 1 || lg_max > ntt_detail::kMaxLgMax) return 0;
   return size_t(ntt_detail::table_layout(lg_max).total()) * sizeof(fr_t);
 }
+
+size_t ntt_top_table_size(uint32_t lg_n) {
+  const ntt_detail::top_table t(nullptr, lg_n);
+  return t.K == 0 ? 0 : size_t(2 * t.len()) * sizeof(fr_t);
+}
+
+size_t ntt_coset_table_size(uint32_t lg_n) {
+  const ntt_detail::coset_layout cl(lg_n);
+  return cl.ok ? size_t(cl.total()) * sizeof(fr_t) : 0;
+}
+
+#if defined(__CUDACC__)
 
 cudaError_t ntt_table_init(fr_t* table, uint32_t lg_max, const fr_t& omega, const fr_t& omega_inv,
                            cudaStream_t s) {
@@ -1202,11 +1213,6 @@ cudaError_t ntt_table_init(fr_t* table, uint32_t lg_max, const fr_t& omega, cons
   return cudaGetLastError();
 }
 
-size_t ntt_top_table_size(uint32_t lg_n) {
-  const ntt_detail::top_table t(nullptr, lg_n);
-  return t.K == 0 ? 0 : size_t(2 * t.len()) * sizeof(fr_t);
-}
-
 cudaError_t ntt_top_table_init(fr_t* top, uint32_t lg_n, const fr_t* table, uint32_t lg_max,
                                cudaStream_t s) {
   using namespace ntt_detail;
@@ -1223,11 +1229,6 @@ cudaError_t ntt_top_table_init(fr_t* top, uint32_t lg_n, const fr_t* table, uint
   const unsigned threads = 256;
   top_table_init_kernel<<<(unsigned)((n + threads - 1) / threads), threads, 0, s>>>(a);
   return cudaGetLastError();
-}
-
-size_t ntt_coset_table_size(uint32_t lg_n) {
-  const ntt_detail::coset_layout cl(lg_n);
-  return cl.ok ? size_t(cl.total()) * sizeof(fr_t) : 0;
 }
 
 cudaError_t ntt_coset_table_init(fr_t* table, uint32_t lg_n, const fr_t (&omega)[2],

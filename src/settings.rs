@@ -133,3 +133,31 @@ pub fn set_staging_buffers(n: usize) -> Result<()> {
     STAGING_BUFFERS.store(n, Ordering::Relaxed);
     Ok(())
 }
+
+/// The most device memory the library holds on each GPU, in bytes (0: no limit but the
+/// GPU's free memory). Starts from `GROTH16_C2_VRAM_LIMIT` (e.g. `16G`): for hosts that share a
+/// GPU with other work, and to see on a large card what a smaller one would do.
+static VRAM_LIMIT: Lazy<std::sync::atomic::AtomicU64> = Lazy::new(|| {
+    let from_env = std::env::var("GROTH16_C2_VRAM_LIMIT").ok().and_then(|v| {
+        match crate::host_memory::parse_bytes(&v) {
+            Ok(bytes) => Some(bytes),
+            Err(e) => {
+                eprintln!("groth16-c2: ignoring GROTH16_C2_VRAM_LIMIT: {e}");
+                None
+            }
+        }
+    });
+    std::sync::atomic::AtomicU64::new(from_env.unwrap_or(0))
+});
+
+/// The device-memory limit per GPU in bytes (0: none).
+pub fn vram_limit() -> u64 {
+    VRAM_LIMIT.load(Ordering::Relaxed)
+}
+
+/// Sets the device-memory limit per GPU in bytes (0: none). Proofs that start afterwards plan
+/// their memory within it; what the library already holds beyond it is released by their
+/// planning.
+pub fn set_vram_limit(bytes: u64) {
+    VRAM_LIMIT.store(bytes, Ordering::Relaxed)
+}

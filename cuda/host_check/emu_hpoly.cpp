@@ -46,6 +46,14 @@ int main() {
     for (int i=0;i<100;i++) if(!(a[i]==(a0[i]*b[i]-c[i])*f)) e++; printf("h_point errs %d\n", e); bad+=e;
     std::vector<fr_t> a1(a0); e=0;  // unscaled: the factor folded elsewhere
     for (int i=0;i<100;i++) h_point<false>(a1.data(), b.data(), c.data(), i, f);
-    for (int i=0;i<100;i++) if(!(a1[i]==a0[i]*b[i]-c[i])) e++; printf("h_point unscaled errs %d\n", e); bad+=e; }
+    for (int i=0;i<100;i++) if(!(a1[i]==a0[i]*b[i]-c[i])) e++; printf("h_point unscaled errs %d\n", e); bad+=e;
+    // Two buffers: a = a b (no c read), then a = (a - c) f (no b read), scaled and unscaled.
+    for (int scaled=0; scaled<2; scaled++) {
+      std::vector<fr_t> a2(a0); e=0;
+      for (int i=0;i<100;i++) h_point<false, true, false>(a2.data(), b.data(), nullptr, i, f);
+      for (int i=0;i<100;i++) if (scaled) h_point<true, false, true>(a2.data(), nullptr, c.data(), i, f);
+                              else h_point<false, false, true>(a2.data(), nullptr, c.data(), i, f);
+      for (int i=0;i<100;i++) if(!(a2[i]==(scaled ? a[i] : a1[i]))) e++;
+      printf("h_point in two buffers (%s) errs %d\n", scaled ? "scaled" : "unscaled", e); bad+=e; } }
   printf(bad ? "FAIL\n" : "ALL OK\n"); return bad != 0;
 }

@@ -8,6 +8,10 @@ pub mod cpu;
 /// cbindgen:ignore
 #[cfg(groth16_c2_cuda)]
 pub mod cuda;
+pub mod kernel_sizes;
+pub mod memory_plan;
+#[cfg_attr(not(groth16_c2_cuda), allow(dead_code))]
+pub(crate) mod streaming;
 
 use blst::blst_scalar;
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};

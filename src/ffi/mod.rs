@@ -26,7 +26,8 @@ pub use settings::{
     groth16_c2_counters, groth16_c2_host_memory_in_use, groth16_c2_release_gpu_memory,
     groth16_c2_set_g2_tail_on_gpu, groth16_c2_set_host_memory_budget,
     groth16_c2_set_staging_buffers, groth16_c2_set_thread_pool_size,
-    groth16_c2_set_timings_callback, groth16_c2_set_verify_proofs, groth16_c2_thread_pool_size,
+    groth16_c2_set_timings_callback, groth16_c2_set_verify_proofs, groth16_c2_set_vram_limit,
+    groth16_c2_thread_pool_size, groth16_c2_vram_limit,
 };
 pub use srs::{clone_SRS, create_SRS, drop_SRS, evict_SRS, SrsHandle};
 pub use util::{

@@ -54,6 +54,22 @@ pub extern "C" fn groth16_c2_set_host_memory_budget(bytes: u64) {
     guard_or((), || crate::host_memory::set_budget(bytes))
 }
 
+/// Caps the device memory the library holds on each GPU, in bytes (0, the default: no cap but
+/// the GPU's free memory; `GROTH16_C2_VRAM_LIMIT`, e.g. `16G`, sets it at start). Proofs keep
+/// what fits of the SRS on the device and stream the rest from page-locked host memory; a proof
+/// that cannot fit even streamed fails with `GROTH16_C2_ERR_OUT_OF_DEVICE_MEMORY` naming the
+/// minimum. Takes effect for proofs that start afterwards.
+#[no_mangle]
+pub extern "C" fn groth16_c2_set_vram_limit(bytes: u64) {
+    guard_or((), || crate::settings::set_vram_limit(bytes))
+}
+
+/// The device-memory cap per GPU in bytes (0: none).
+#[no_mangle]
+pub extern "C" fn groth16_c2_vram_limit() -> u64 {
+    guard_or(0, crate::settings::vram_limit)
+}
+
 /// Host memory the library holds for proofs in flight now, and the most it held at once, in
 /// bytes (into `*now` and `*peak`, either may be NULL).
 ///

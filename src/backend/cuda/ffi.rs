@@ -96,7 +96,6 @@ extern "C" {
         n: usize,
         stream: Stream,
     ) -> c_int;
-    pub fn g16_ntt_table_size(lg_max: u32) -> usize;
     pub fn g16_ntt_table_init(
         table: *mut c_void,
         lg_max: u32,
@@ -116,7 +115,6 @@ extern "C" {
         top_lg: u32,
         stream: Stream,
     ) -> c_int;
-    pub fn g16_ntt_top_table_size(lg_n: u32) -> usize;
     pub fn g16_ntt_top_table_init(
         top: *mut c_void,
         lg_n: u32,
@@ -124,7 +122,6 @@ extern "C" {
         lg_max: u32,
         stream: Stream,
     ) -> c_int;
-    pub fn g16_ntt_coset_table_size(lg_n: u32) -> usize;
     pub fn g16_ntt_coset_table_init(
         coset: *mut c_void,
         lg_n: u32,
@@ -193,7 +190,6 @@ extern "C" {
         n: usize,
         stream: Stream,
     ) -> c_int;
-    pub fn g16_msm_workspace_size(curve: c_int, n: usize, strategy: c_int) -> usize;
     pub fn g16_msm_precompute(
         curve: c_int,
         points: *mut c_void,
@@ -223,7 +219,6 @@ extern "C" {
         needs_cpu: *mut u32,
         stream: Stream,
     ) -> CudaError;
-    pub fn g16_batch_add_workspace_size(curve: c_int, n_points: usize) -> usize;
     pub fn g16_batch_add(
         curve: c_int,
         points: *const c_void,

@@ -7,6 +7,7 @@ use ff::{Field, PrimeField};
 
 use super::ffi;
 use super::runtime::{check, injected, DeviceBuffer, Stream, INJECTED_LAUNCH};
+use crate::backend::kernel_sizes;
 use crate::error::{Error, Result};
 use crate::fault::Site;
 
@@ -41,8 +42,7 @@ impl NttTable {
             omega = omega.square();
         }
         let omega_inv = omega.invert().unwrap();
-        // SAFETY: a pure size computation.
-        let bytes = unsafe { ffi::g16_ntt_table_size(lg_max) };
+        let bytes = kernel_sizes::ntt_table(lg_max);
         let mut table = DeviceBuffer::<u8>::new(bytes)?;
         // SAFETY: the table has the size the launcher asked for; the roots are host values
         // read before the call returns.
@@ -65,8 +65,7 @@ impl NttTable {
     /// Device bytes of the top table for `2^lg_n` (0: that size has none): 64 bytes per
     /// element, 8 GiB at 2^27.
     pub fn top_bytes(lg_n: u32) -> usize {
-        // SAFETY: a pure size computation.
-        unsafe { ffi::g16_ntt_top_table_size(lg_n) }
+        kernel_sizes::ntt_top_table(lg_n)
     }
 
     /// Builds the top table for `2^lg_n` (`lg_n <= lg_max`), replacing one for another size:
@@ -157,8 +156,7 @@ impl CosetTable {
     /// `g^-i / (n Z(g))` (inverse); `None` when `2^lg_n` cannot fold them (one pass, or more
     /// than three).
     pub fn new(lg_n: u32, stream: &Stream) -> Result<Option<CosetTable>> {
-        // SAFETY: a pure size computation.
-        let bytes = unsafe { ffi::g16_ntt_coset_table_size(lg_n) };
+        let bytes = kernel_sizes::ntt_coset_table(lg_n);
         if bytes == 0 {
             return Ok(None);
         }
@@ -414,12 +412,7 @@ pub fn field_op<T: Copy>(
     )
 }
 
-/// Which group a curve kernel works in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Curve {
-    G1 = 1,
-    G2 = 2,
-}
+pub use crate::backend::kernel_sizes::Curve;
 
 /// How an MSM sums its buckets (`g16_msm`'s `strategy`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -521,8 +514,7 @@ pub fn msm_workspace_size(
     window: u32,
     copies: u32,
 ) -> usize {
-    // SAFETY: a pure size computation.
-    unsafe { ffi::g16_msm_workspace_size(curve as i32, n, msm_code(strategy, window, 0, copies)) }
+    kernel_sizes::msm_workspace(curve, n, msm_code(strategy, window, 0, copies))
 }
 
 /// Queues the precomputed copies of G1 points for MSMs with `copies` (see [`MsmArgs`]):
@@ -553,8 +545,7 @@ pub unsafe fn msm_precompute(
 
 /// Device workspace bytes for a batch addition over `n_points` points.
 pub fn batch_add_workspace_size(curve: Curve, n_points: usize) -> usize {
-    // SAFETY: a pure size computation.
-    unsafe { ffi::g16_batch_add_workspace_size(curve as i32, n_points) }
+    kernel_sizes::batch_add_workspace(curve, n_points)
 }
 
 /// Device pointers of one MSM; see `g16_msm` in cuda/launcher.h.

@@ -1,0 +1,65 @@
+//! The GPU kernels' device-memory sizes (MSM and batch-addition workspaces, NTT tables), as the
+//! kernels themselves compute them: from the CUDA launcher in a CUDA build, and from the same C++
+//! compiled for the host (`csrc/device_sizes.cpp`) otherwise, so that a proof's memory plan is
+//! the same, and tested, on any machine.
+
+use std::ffi::c_int;
+
+/// Which group a curve kernel works in (the launchers' `curve` argument).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Curve {
+    G1 = 1,
+    G2 = 2,
+}
+
+impl Curve {
+    /// Bytes of one affine point in device memory (blst's layout).
+    pub const fn affine_bytes(self) -> usize {
+        match self {
+            Curve::G1 => 96,
+            Curve::G2 => 192,
+        }
+    }
+}
+
+mod raw {
+    use std::ffi::c_int;
+    extern "C" {
+        pub fn g16_msm_workspace_size(curve: c_int, n: usize, strategy: c_int) -> usize;
+        pub fn g16_batch_add_workspace_size(curve: c_int, n_points: usize) -> usize;
+        pub fn g16_ntt_table_size(lg_max: u32) -> usize;
+        pub fn g16_ntt_top_table_size(lg_n: u32) -> usize;
+        pub fn g16_ntt_coset_table_size(lg_n: u32) -> usize;
+    }
+}
+
+/// Workspace bytes of an MSM of `n` scalars with the launcher's `strategy` code (0: the
+/// default strategy and window); 0 when `n` or the code is out of the kernels' range.
+pub fn msm_workspace(curve: Curve, n: usize, strategy: i32) -> usize {
+    // SAFETY: a pure size computation.
+    unsafe { raw::g16_msm_workspace_size(curve as c_int, n, strategy) }
+}
+
+/// Workspace bytes of a batch addition over `n_points` points.
+pub fn batch_add_workspace(curve: Curve, n_points: usize) -> usize {
+    // SAFETY: a pure size computation.
+    unsafe { raw::g16_batch_add_workspace_size(curve as c_int, n_points) }
+}
+
+/// Bytes of the NTT twiddle table for every domain up to `2^lg_max` (0 outside 1..=32).
+pub fn ntt_table(lg_max: u32) -> usize {
+    // SAFETY: a pure size computation.
+    unsafe { raw::g16_ntt_table_size(lg_max) }
+}
+
+/// Bytes of the optional top-pass table for transforms of `2^lg_n` (0: that size has none).
+pub fn ntt_top_table(lg_n: u32) -> usize {
+    // SAFETY: a pure size computation.
+    unsafe { raw::g16_ntt_top_table_size(lg_n) }
+}
+
+/// Bytes of the H step's coset tables for `2^lg_n` (0: that size does not fold them).
+pub fn ntt_coset_table(lg_n: u32) -> usize {
+    // SAFETY: a pure size computation.
+    unsafe { raw::g16_ntt_coset_table_size(lg_n) }
+}

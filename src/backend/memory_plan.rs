@@ -1,0 +1,643 @@
+//! How a proof uses one GPU's memory: which SRS queries stay on the device between proofs,
+//! which stream from page-locked host memory in chunks, and where the proof's own buffers go.
+//!
+//! A 2^27 partition's SRS is 44 GiB of points and its `a, b, c` 12 GiB, while most cards have
+//! 10-24 GiB. The plan keeps the working set first (the H step's polynomials, one MSM workspace,
+//! the chunk buffers), then as many queries resident as fit (those read in every circuit of a
+//! call first: H), and streams the rest. When the whole SRS fits beside one proof's working set
+//! with room to spare, the plan is [`PlanKind::AllResident`]: the SRS stays on the device and a
+//! proof uploads only its own inputs.
+//!
+//! The plan is pure arithmetic over the kernels' own size functions, so it is the same (and
+//! tested) on a machine without a GPU; `bench --plan` prints it for any size and card.
+
+use std::fmt;
+use std::ops::Range;
+
+use super::kernel_sizes::{self, Curve};
+
+/// The SRS's point vectors, as the prover uses them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Query {
+    H,
+    L,
+    A,
+    BG1,
+    BG2,
+}
+
+impl Query {
+    pub const ALL: [Query; 5] = [Query::H, Query::L, Query::A, Query::BG1, Query::BG2];
+
+    /// The name the params file and the logs use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Query::H => "h",
+            Query::L => "l",
+            Query::A => "a",
+            Query::BG1 => "b_g1",
+            Query::BG2 => "b_g2",
+        }
+    }
+
+    pub fn curve(self) -> Curve {
+        match self {
+            Query::BG2 => Curve::G2,
+            _ => Curve::G1,
+        }
+    }
+
+    pub(crate) fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// A set of queries.
+#[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct QuerySet(u8);
+
+impl QuerySet {
+    pub const NONE: QuerySet = QuerySet(0);
+    pub const EVERY: QuerySet = QuerySet(0b11111);
+
+    pub fn contains(self, q: Query) -> bool {
+        self.0 & (1 << q.index()) != 0
+    }
+
+    pub fn with(self, q: Query) -> QuerySet {
+        QuerySet(self.0 | (1 << q.index()))
+    }
+
+    /// The queries not in this set.
+    pub fn complement(self) -> QuerySet {
+        QuerySet(!self.0 & Self::EVERY.0)
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    pub fn iter(self) -> impl Iterator<Item = Query> {
+        Query::ALL.into_iter().filter(move |&q| self.contains(q))
+    }
+
+    /// Every subset of the five queries.
+    fn all_subsets() -> impl Iterator<Item = QuerySet> {
+        (0..32u8).map(QuerySet)
+    }
+}
+
+impl fmt::Debug for QuerySet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{self}")
+    }
+}
+
+impl fmt::Display for QuerySet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<&str> = self.iter().map(Query::name).collect();
+        f.write_str(&names.join(", "))
+    }
+}
+
+/// The sizes that decide a proof's memory: its H domain and the SRS's query lengths.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ProofShape {
+    /// log2 of the H domain (the `h` query has `2^lg_n - 1` points).
+    pub lg_n: u32,
+    /// Points per query, in [`Query::ALL`] order.
+    pub points: [usize; 5],
+}
+
+impl ProofShape {
+    /// The shape of proofs over `srs`.
+    pub fn of(srs: &crate::srs::Srs) -> ProofShape {
+        ProofShape {
+            lg_n: (srs.h.len() + 1).next_power_of_two().trailing_zeros(),
+            points: [
+                srs.h.len(),
+                srs.l.len(),
+                srs.a.len(),
+                srs.b_g1.len(),
+                srs.b_g2.len(),
+            ],
+        }
+    }
+
+    /// A PoRep-shaped SRS for `2^lg_n` (what `bench --plan` shows without a params file): aux
+    /// variables filling 97% of the domain, A over all of them, B over a quarter.
+    pub fn porep_like(lg_n: u32) -> ProofShape {
+        let n = 1usize << lg_n;
+        let aux = n / 100 * 97;
+        ProofShape {
+            lg_n,
+            points: [n - 1, aux, aux + 328, aux / 4, aux / 4],
+        }
+    }
+
+    pub fn points(&self, q: Query) -> usize {
+        self.points[q.index()]
+    }
+
+    /// Device bytes of one query's points.
+    pub fn query_bytes(&self, q: Query) -> usize {
+        self.points(q) * q.curve().affine_bytes()
+    }
+
+    /// Device bytes of a set of queries.
+    pub fn set_bytes(&self, set: QuerySet) -> usize {
+        set.iter().map(|q| self.query_bytes(q)).sum()
+    }
+
+    /// Bytes of one of the H step's polynomials (`a`, `b`, `c`, `h`): 2^lg_n scalars.
+    pub fn poly_bytes(&self) -> usize {
+        32usize << self.lg_n
+    }
+}
+
+/// Whether the SRS stays on the device (`GROTH16_C2_SRS_RESIDENT`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Residency {
+    /// As much as fits beside the working set (default).
+    Auto,
+    /// All of it, or the proof fails (`1`, `always`).
+    Always,
+    /// None of it: every query streams (`0`, `never`).
+    Never,
+}
+
+impl Residency {
+    pub fn from_env() -> Residency {
+        match std::env::var("GROTH16_C2_SRS_RESIDENT").as_deref() {
+            Ok("1") | Ok("always") => Residency::Always,
+            Ok("0") | Ok("never") => Residency::Never,
+            _ => Residency::Auto,
+        }
+    }
+}
+
+/// What a plan is asked for.
+#[derive(Clone, Copy, Debug)]
+pub struct PlanRequest {
+    pub shape: ProofShape,
+    /// Device bytes the library may hold on the GPU for proofs of this shape.
+    pub budget: usize,
+    pub residency: Residency,
+    /// Whether the G2 tail MSM runs on the GPU (its workspace then counts).
+    pub g2_tail_on_gpu: bool,
+    /// Forces the streamed chunk length in G1 points (rounded up to a multiple of 64): tests
+    /// stream small circuits in many chunks with it.
+    pub chunk_points: Option<usize>,
+    /// Device bytes the all-resident path needs for one proof beside the SRS and the tables
+    /// (its `a, b, c`, workspace and inputs): [`resident_working_bytes`].
+    pub resident_working: usize,
+}
+
+/// Where a streamed proof's buffers lie in its one device allocation (the arena). The H step's
+/// polynomials come first; after the first of them (which holds `h` for the H MSM) lie the MSM
+/// workspace, the chunk slots and the per-circuit side buffers, over the space the other
+/// polynomials used during the transform.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArenaLayout {
+    /// Bytes of one polynomial.
+    pub poly_bytes: usize,
+    /// Polynomials the H transform holds at once: 3, or 2 (`c` waits for `b`'s buffer).
+    pub polys: u32,
+    /// The workspace of every MSM and batch addition of the proof (one at a time).
+    pub workspace: Range<usize>,
+    /// Chunks of streamed points, in turn.
+    pub slots: Vec<Range<usize>>,
+    /// One circuit's ones bitmap and tail slices for one chunk, in turn.
+    pub sides: [Range<usize>; 2],
+    /// Bytes of the whole arena.
+    pub bytes: usize,
+}
+
+impl ArenaLayout {
+    /// Polynomial `i`'s bytes (0: `a` and then `h`, 1: `b`, 2: `c`, or `c` in 1 with two).
+    pub fn poly(&self, i: u32) -> Range<usize> {
+        let start = i as usize * self.poly_bytes;
+        start..start + self.poly_bytes
+    }
+
+    /// Bytes of one side buffer for chunks of `chunk` points: the bitmap words, then the tail's
+    /// point indices, then its scalars (a tail holds at most one entry per point).
+    pub fn side_bytes(chunk: usize) -> usize {
+        align(chunk.div_ceil(64) * 8) + align(chunk * 4) + align(chunk * 32)
+    }
+}
+
+/// How the proof runs on the device.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PlanKind {
+    /// The whole SRS resident, the working buffers sized per proof.
+    AllResident,
+    /// Some queries (or all) streamed in chunks through the arena.
+    Streamed {
+        resident: QuerySet,
+        streamed: QuerySet,
+        /// Chunk length in G1 points (G2 chunks hold half as many).
+        chunk_points: usize,
+        layout: ArenaLayout,
+    },
+}
+
+/// A proof's use of one GPU's memory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MemoryPlan {
+    pub shape: ProofShape,
+    pub budget: usize,
+    pub kind: PlanKind,
+    /// Device bytes of the NTT tables and the results.
+    pub fixed_bytes: usize,
+    /// Device bytes of the resident queries.
+    pub resident_bytes: usize,
+    /// Device bytes of the working buffers (the arena, or the all-resident path's own).
+    pub working_bytes: usize,
+}
+
+impl MemoryPlan {
+    /// Everything the plan holds on the device.
+    pub fn total_bytes(&self) -> usize {
+        self.fixed_bytes + self.resident_bytes + self.working_bytes
+    }
+
+    /// The queries that stay on the device.
+    pub fn resident(&self) -> QuerySet {
+        match &self.kind {
+            PlanKind::AllResident => QuerySet::EVERY,
+            PlanKind::Streamed { resident, .. } => *resident,
+        }
+    }
+
+    /// The queries that stream from host memory.
+    pub fn streamed(&self) -> QuerySet {
+        self.resident().complement()
+    }
+
+    /// Host-to-device bytes of SRS points one circuit streams (0 when all resident).
+    pub fn streamed_bytes(&self) -> usize {
+        self.shape.set_bytes(self.streamed())
+    }
+
+    /// G1 points per streamed chunk (0 when nothing streams).
+    pub fn chunk_points(&self) -> usize {
+        match &self.kind {
+            PlanKind::AllResident => 0,
+            PlanKind::Streamed { chunk_points, .. } => *chunk_points,
+        }
+    }
+}
+
+impl fmt::Display for MemoryPlan {
+    /// One line: `2^27 on 24.0 GiB: resident b_g2, b_g1; streamed h, l, a in chunks of 2^22
+    /// points (2 slots); 21.3 GiB`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "2^{} on {:.1} GiB: ", self.shape.lg_n, gib(self.budget))?;
+        match &self.kind {
+            PlanKind::AllResident => write!(f, "the whole SRS resident")?,
+            PlanKind::Streamed {
+                resident,
+                streamed,
+                chunk_points,
+                layout,
+            } => {
+                if !resident.is_empty() {
+                    write!(f, "resident {resident}; ")?;
+                }
+                write!(
+                    f,
+                    "streamed {streamed} in chunks of {} points ({} slots",
+                    points_label(*chunk_points),
+                    layout.slots.len()
+                )?;
+                if layout.polys == 2 {
+                    write!(f, ", H in two buffers")?;
+                }
+                write!(f, ")")?;
+            }
+        }
+        write!(f, "; {:.1} GiB", gib(self.total_bytes()))
+    }
+}
+
+/// Why no plan fits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NoFit {
+    pub lg_n: u32,
+    /// The least device memory any plan for the shape needs.
+    pub need: usize,
+    pub budget: usize,
+}
+
+impl fmt::Display for NoFit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "a 2^{} proof needs at least {:.2} GiB of device memory with the SRS streamed; {:.2} \
+             GiB are available",
+            self.lg_n,
+            gib(self.need),
+            gib(self.budget)
+        )
+    }
+}
+
+/// Free device memory the all-resident plan leaves beyond its estimate (allocator slack, the
+/// H query's precomputed copies when they fit, another process's proof).
+pub const RESIDENT_MARGIN_BYTES: usize = 2 << 30;
+
+/// Device bytes for the results of every MSM of a call (a few thousand points at most).
+pub const RESULTS_BYTES: usize = 16 << 20;
+
+/// Smallest domain the NTT table is built for (it serves every smaller one).
+pub const MIN_TABLE_LG: u32 = 16;
+
+/// Candidate chunk lengths, in G1 points: 2^16 to 2^24 (a 2^24-point chunk is 1.5 GiB of G1
+/// points; larger ones only add memory).
+const CHUNK_LGS: Range<u32> = 16..25;
+
+/// Host-to-device bandwidth the plan's cost model assumes (PCIe 4 x16 from page-locked memory).
+const MODEL_BYTES_PER_S: f64 = 25e9;
+/// Model cost of one chunk's launches and bucket reductions, in seconds.
+const MODEL_CHUNK_S: f64 = 0.5e-3;
+
+/// The NTT tables' bytes for domains of `2^lg_n`.
+pub fn table_bytes(lg_n: u32) -> usize {
+    kernel_sizes::ntt_table(lg_n.max(MIN_TABLE_LG)) + kernel_sizes::ntt_coset_table(lg_n)
+}
+
+/// The all-resident path's device bytes for one proof beside the SRS and the tables: `a, b, c`,
+/// the largest workspace of its MSMs and batch additions, and its uploaded ones bitmaps and
+/// tails, for tails of `tail_points` entries per query (L, A, B).
+pub fn resident_working_bytes(
+    shape: &ProofShape,
+    tail_points: [usize; 3],
+    g2_tail_on_gpu: bool,
+    msm_strategy: i32,
+) -> usize {
+    let n = 1usize << shape.lg_n;
+    let h = shape.points(Query::H);
+    let mut ws = kernel_sizes::msm_workspace(Curve::G1, h, msm_strategy);
+    let queries = [Query::L, Query::A, Query::BG1];
+    for (q, &tail) in queries.iter().zip(&tail_points) {
+        ws = ws
+            .max(kernel_sizes::msm_workspace(Curve::G1, tail, msm_strategy))
+            .max(kernel_sizes::batch_add_workspace(
+                Curve::G1,
+                shape.points(*q),
+            ));
+    }
+    if g2_tail_on_gpu {
+        ws = ws.max(kernel_sizes::msm_workspace(
+            Curve::G2,
+            tail_points[2],
+            msm_strategy,
+        ));
+    }
+    ws = ws.max(kernel_sizes::batch_add_workspace(
+        Curve::G2,
+        shape.points(Query::BG2),
+    ));
+    let staged: usize = queries
+        .iter()
+        .zip(&tail_points)
+        .map(|(q, &tail)| shape.points(*q).div_ceil(64) * 8 + tail * 36)
+        .sum();
+    3 * 32 * n + ws + staged
+}
+
+/// The plan for `req`: the whole SRS resident when it fits with [`RESIDENT_MARGIN_BYTES`] to
+/// spare (or is asked for), else the streamed layout of least modelled cost within the budget.
+pub fn plan(req: &PlanRequest) -> Result<MemoryPlan, NoFit> {
+    let shape = req.shape;
+    let fixed = table_bytes(shape.lg_n) + RESULTS_BYTES;
+    let all = MemoryPlan {
+        shape,
+        budget: req.budget,
+        kind: PlanKind::AllResident,
+        fixed_bytes: fixed,
+        resident_bytes: shape.set_bytes(QuerySet::EVERY),
+        working_bytes: req.resident_working,
+    };
+    match req.residency {
+        Residency::Always => {
+            return if all.total_bytes() <= req.budget {
+                Ok(all)
+            } else {
+                Err(NoFit {
+                    lg_n: shape.lg_n,
+                    need: all.total_bytes(),
+                    budget: req.budget,
+                })
+            };
+        }
+        Residency::Auto if all.total_bytes() + RESIDENT_MARGIN_BYTES <= req.budget => {
+            return Ok(all)
+        }
+        _ => {}
+    }
+
+    let subsets: Vec<QuerySet> = match req.residency {
+        Residency::Never => vec![QuerySet::NONE],
+        _ => QuerySet::all_subsets()
+            .filter(|&s| s != QuerySet::EVERY)
+            .collect(),
+    };
+    let chunks: Vec<usize> = match req.chunk_points {
+        Some(c) => vec![c.max(64).next_multiple_of(64)],
+        None => CHUNK_LGS.map(|lg| 1usize << lg).collect(),
+    };
+    let mut best: Option<(f64, MemoryPlan)> = None;
+    for &resident in &subsets {
+        let resident_bytes = shape.set_bytes(resident);
+        if fixed + resident_bytes > req.budget {
+            continue;
+        }
+        for polys in [3, 2] {
+            for &chunk in &chunks {
+                for slots in [2, 3] {
+                    let layout = arena_layout(req, resident, polys, chunk, slots);
+                    let p = MemoryPlan {
+                        shape,
+                        budget: req.budget,
+                        fixed_bytes: fixed,
+                        resident_bytes,
+                        working_bytes: layout.bytes,
+                        kind: PlanKind::Streamed {
+                            resident,
+                            streamed: resident.complement(),
+                            chunk_points: chunk,
+                            layout,
+                        },
+                    };
+                    if p.total_bytes() > req.budget {
+                        continue;
+                    }
+                    let cost = modelled_cost(&p);
+                    if best.as_ref().is_none_or(|(c, _)| cost < *c) {
+                        best = Some((cost, p));
+                    }
+                }
+            }
+        }
+    }
+    best.map(|(_, p)| p).ok_or(NoFit {
+        lg_n: shape.lg_n,
+        need: minimum_bytes(req),
+        budget: req.budget,
+    })
+}
+
+/// The least device memory any streamed plan for `req`'s shape needs.
+pub fn minimum_bytes(req: &PlanRequest) -> usize {
+    let chunks: Vec<usize> = match req.chunk_points {
+        Some(c) => vec![c.max(64).next_multiple_of(64)],
+        None => CHUNK_LGS.map(|lg| 1usize << lg).collect(),
+    };
+    let fixed = table_bytes(req.shape.lg_n) + RESULTS_BYTES;
+    chunks
+        .iter()
+        .map(|&chunk| fixed + arena_layout(req, QuerySet::NONE, 2, chunk, 2).bytes)
+        .min()
+        .unwrap_or(usize::MAX)
+}
+
+/// The arena of a streamed plan: see [`ArenaLayout`].
+pub(crate) fn arena_layout(
+    req: &PlanRequest,
+    resident: QuerySet,
+    polys: u32,
+    chunk: usize,
+    slots: usize,
+) -> ArenaLayout {
+    let shape = &req.shape;
+    let poly = shape.poly_bytes();
+    let h = shape.points(Query::H);
+    // The H MSM: over the resident query at once, else chunk by chunk.
+    let h_ws = if resident.contains(Query::H) {
+        kernel_sizes::msm_workspace(Curve::G1, h, 0)
+    } else {
+        kernel_sizes::msm_workspace(Curve::G1, h.min(chunk), 0)
+    };
+    // The other queries go chunk by chunk, resident or not: a chunk's batch addition and its
+    // tail MSM (at most one scalar per point).
+    let mut ws = h_ws;
+    for q in [Query::L, Query::A, Query::BG1, Query::BG2] {
+        let curve = q.curve();
+        let m = shape.points(q).min(chunk_for(curve, chunk));
+        ws = ws.max(kernel_sizes::batch_add_workspace(curve, m));
+        if curve == Curve::G1 || req.g2_tail_on_gpu {
+            ws = ws.max(kernel_sizes::msm_workspace(curve, m, 0));
+        }
+    }
+    // A slot holds one chunk of the longest streamed query, a side buffer one circuit's slices
+    // for one chunk of any query but H.
+    let streamed = resident.complement();
+    let slot_bytes = streamed
+        .iter()
+        .map(|q| shape.points(q).min(chunk_for(q.curve(), chunk)) * q.curve().affine_bytes())
+        .max()
+        .map_or(0, align);
+    let side = [Query::L, Query::A, Query::BG1, Query::BG2]
+        .iter()
+        .map(|&q| ArenaLayout::side_bytes(shape.points(q).min(chunk_for(q.curve(), chunk))))
+        .max()
+        .map_or(0, align);
+    let streams = slot_bytes > 0;
+    let mut at = align(poly);
+    let workspace = at..at + ws.max(1);
+    at = align(workspace.end);
+    let slot_ranges: Vec<Range<usize>> = (0..if streams { slots } else { 0 })
+        .map(|_| {
+            let r = at..at + slot_bytes;
+            at = align(r.end);
+            r
+        })
+        .collect();
+    let side_a = at..at + side;
+    at = align(side_a.end);
+    let side_b = at..at + side;
+    at = align(side_b.end);
+    ArenaLayout {
+        poly_bytes: poly,
+        polys,
+        workspace,
+        slots: slot_ranges,
+        sides: [side_a, side_b],
+        bytes: at.max(polys as usize * poly),
+    }
+}
+
+/// Points of one chunk of `curve`'s queries for a plan's G1 chunk length (G2 points are twice
+/// the size, so a slot holds half as many).
+pub fn chunk_for(curve: Curve, g1_chunk: usize) -> usize {
+    match curve {
+        Curve::G1 => g1_chunk,
+        Curve::G2 => (g1_chunk / 2).max(64).next_multiple_of(64),
+    }
+}
+
+/// A plan's modelled device-section time in seconds, for comparing plans only: streamed bytes
+/// over PCIe, the serialised upload of `c` when the H step has two buffers, and each chunk's
+/// fixed costs. More slots let uploads run further ahead: a small bonus.
+fn modelled_cost(p: &MemoryPlan) -> f64 {
+    let PlanKind::Streamed {
+        resident,
+        chunk_points,
+        layout,
+        ..
+    } = &p.kind
+    else {
+        return 0.0;
+    };
+    let shape = &p.shape;
+    // H streams again for every circuit of a call, the other queries once per call: count H
+    // twice, so that it is the first to stay resident.
+    let h_again = if resident.contains(Query::H) {
+        0
+    } else {
+        shape.query_bytes(Query::H)
+    };
+    let stream_s = (p.streamed_bytes() + h_again) as f64 / MODEL_BYTES_PER_S;
+    let polys_s = if layout.polys == 2 {
+        shape.poly_bytes() as f64 / MODEL_BYTES_PER_S
+    } else {
+        0.0
+    };
+    let chunks: usize = Query::ALL
+        .iter()
+        .filter(|&&q| q != Query::H || !resident.contains(Query::H))
+        .map(|&q| {
+            shape
+                .points(q)
+                .div_ceil(chunk_for(q.curve(), *chunk_points))
+        })
+        .sum();
+    let slots_bonus = if layout.slots.len() > 2 {
+        0.02 * stream_s
+    } else {
+        0.0
+    };
+    stream_s + polys_s + chunks as f64 * MODEL_CHUNK_S - slots_bonus
+}
+
+fn align(bytes: usize) -> usize {
+    bytes.next_multiple_of(256)
+}
+
+fn gib(bytes: usize) -> f64 {
+    bytes as f64 / (1u64 << 30) as f64
+}
+
+/// `2^22` for powers of two, else the number.
+fn points_label(points: usize) -> String {
+    if points.is_power_of_two() {
+        format!("2^{}", points.trailing_zeros())
+    } else {
+        points.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,152 @@
+use super::*;
+
+const GIB: usize = 1 << 30;
+
+fn request(lg_n: u32, budget: usize) -> PlanRequest {
+    let shape = ProofShape::porep_like(lg_n);
+    // PoRep's tails: about 8% of each query's points.
+    let tails = [Query::L, Query::A, Query::BG1].map(|q| shape.points(q) / 12);
+    PlanRequest {
+        shape,
+        budget,
+        residency: Residency::Auto,
+        g2_tail_on_gpu: true,
+        chunk_points: None,
+        resident_working: resident_working_bytes(&shape, tails, true, 0),
+    }
+}
+
+/// The regions of a streamed arena are disjoint, lie inside it, and leave the first
+/// polynomial (which holds `h` during the H MSM) alone.
+fn check_layout(layout: &ArenaLayout) {
+    let mut regions = vec![layout.workspace.clone()];
+    regions.extend(layout.slots.iter().cloned());
+    regions.extend(layout.sides.iter().cloned());
+    for r in &regions {
+        assert!(r.start >= layout.poly_bytes, "{r:?} overlaps h");
+        assert!(r.end <= layout.bytes, "{r:?} outside {}", layout.bytes);
+        assert_eq!(r.start % 256, 0, "{r:?} unaligned");
+    }
+    regions.sort_by_key(|r| r.start);
+    for w in regions.windows(2) {
+        assert!(w[0].end <= w[1].start, "{:?} overlaps {:?}", w[0], w[1]);
+    }
+    assert!(layout.polys == 2 || layout.polys == 3);
+    assert!(layout.poly(layout.polys - 1).end <= layout.bytes);
+}
+
+#[test]
+fn plans_never_exceed_the_budget_and_stream_only_what_they_must() {
+    for lg_n in 10..=27 {
+        let mut last_cost = f64::INFINITY;
+        let mut fitted = false;
+        for budget_gib in 1..=140 {
+            let req = request(lg_n, budget_gib * GIB);
+            let srs = req.shape.set_bytes(QuerySet::EVERY);
+            match plan(&req) {
+                Ok(p) => {
+                    fitted = true;
+                    assert!(
+                        p.total_bytes() <= req.budget,
+                        "2^{lg_n} at {budget_gib} GiB: {p} holds {} bytes",
+                        p.total_bytes()
+                    );
+                    let all_fits =
+                        p.fixed_bytes + srs + req.resident_working + RESIDENT_MARGIN_BYTES
+                            <= req.budget;
+                    match &p.kind {
+                        PlanKind::AllResident => assert!(all_fits, "{p}"),
+                        PlanKind::Streamed {
+                            resident,
+                            streamed,
+                            layout,
+                            chunk_points,
+                        } => {
+                            assert!(!all_fits, "2^{lg_n} at {budget_gib} GiB streams: {p}");
+                            assert!(!streamed.is_empty());
+                            assert_eq!(*resident, streamed.complement());
+                            assert_eq!(chunk_points % 64, 0);
+                            check_layout(layout);
+                        }
+                    }
+                    // More memory never makes a plan of higher modelled cost.
+                    let cost = modelled_cost(&p);
+                    assert!(cost <= last_cost, "2^{lg_n} at {budget_gib} GiB: {p}");
+                    last_cost = cost;
+                }
+                Err(e) => {
+                    assert!(
+                        !fitted,
+                        "2^{lg_n}: fits at less than {budget_gib} GiB but not there"
+                    );
+                    assert!(e.need > req.budget, "{e}");
+                    assert_eq!(e.need, minimum_bytes(&req));
+                }
+            }
+        }
+        assert!(fitted, "2^{lg_n} fits nowhere up to 140 GiB");
+    }
+}
+
+#[test]
+fn a_real_partition_streams_on_the_cards_users_own() {
+    // 2^27: 44 GiB of points. Lotus' minimum for C2 is 11 GiB.
+    for gib in [11, 16, 24, 48] {
+        let p = plan(&request(27, gib * GIB)).unwrap_or_else(|e| panic!("{gib} GiB: {e}"));
+        assert!(
+            matches!(p.kind, PlanKind::Streamed { .. }),
+            "{gib} GiB: {p}"
+        );
+        assert!(!p.streamed().is_empty());
+        println!("{p}");
+    }
+    // The H query is the first to stay (it streams again for every circuit of a call).
+    let p = plan(&request(27, 48 * GIB)).unwrap();
+    assert!(p.resident().contains(Query::H), "{p}");
+    // With 80 GiB and more the whole SRS stays, as before streaming existed.
+    let p = plan(&request(27, 100 * GIB)).unwrap();
+    assert_eq!(p.kind, PlanKind::AllResident, "{p}");
+    // Below the working set nothing fits, and the error names the minimum.
+    let e = plan(&request(27, 4 * GIB)).unwrap_err();
+    assert!(e.need > 4 * GIB && e.need < 10 * GIB, "{e}");
+    assert!(e.to_string().contains("2^27"), "{e}");
+}
+
+#[test]
+fn residency_settings_are_obeyed() {
+    let mut req = request(20, 80 * GIB);
+    req.residency = Residency::Never;
+    let p = plan(&req).unwrap();
+    assert_eq!(p.resident(), QuerySet::NONE, "{p}");
+    req.residency = Residency::Always;
+    assert_eq!(plan(&req).unwrap().kind, PlanKind::AllResident);
+    let mut req = request(27, 16 * GIB);
+    req.residency = Residency::Always;
+    let e = plan(&req).unwrap_err();
+    assert!(e.need > 16 * GIB, "{e}");
+}
+
+#[test]
+fn a_forced_chunk_is_a_multiple_of_64_points() {
+    let mut req = request(12, 80 * GIB);
+    req.residency = Residency::Never;
+    req.chunk_points = Some(1000);
+    let p = plan(&req).unwrap();
+    assert_eq!(p.chunk_points(), 1024);
+    assert_eq!(chunk_for(Curve::G2, 1024), 512);
+    assert_eq!(chunk_for(Curve::G2, 64), 64);
+    assert_eq!(chunk_for(Curve::G2, 192), 128);
+    let line = p.to_string();
+    assert!(
+        line.starts_with("2^12 on 80.0 GiB: streamed h, l, a, b_g1, b_g2 in chunks of 2^10 points"),
+        "{line}"
+    );
+}
+
+#[test]
+fn query_sets_print_and_complement() {
+    let s = QuerySet::NONE.with(Query::BG2).with(Query::BG1);
+    assert_eq!(s.to_string(), "b_g1, b_g2");
+    assert_eq!(s.complement().to_string(), "h, l, a");
+    assert!(QuerySet::EVERY.complement().is_empty());
+}

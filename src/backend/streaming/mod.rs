@@ -1,0 +1,811 @@
+//! A streamed device section as a list of operations on three streams, with the events that
+//! order them: the copy stream (SRS points, `a, b, c`), the side stream (each circuit's ones
+//! bitmap and tail slices, small and in step with the kernels) and the compute stream.
+//!
+//! A [`Builder`] turns a [`StreamPlan`] and a group of circuits into [`Op`]s: per circuit the H
+//! step (its `a, b, c` uploaded into the arena's polynomials, transformed, and the H MSM over the
+//! resident query or over chunks of it streamed into slots), then, for the whole group, every
+//! other query chunk by chunk, each chunk of points serving every circuit of the group before
+//! the next one comes (its batch addition over the circuit's ones bitmap and its tail MSM over
+//! the tail entries that fall in the chunk). Uploads into a slot wait for the last kernel that
+//! read that memory; kernels wait for the uploads they read. A GPU executor runs the ops in
+//! order on its two streams; the host emulation in the tests runs them with either stream racing
+//! ahead, so that a missing wait shows up as a wrong proof on any machine.
+
+#[cfg(test)]
+mod emulate;
+#[cfg(test)]
+mod tests;
+
+use std::ops::Range;
+
+use super::kernel_sizes::Curve;
+use super::memory_plan::{
+    chunk_for, ArenaLayout, MemoryPlan, PlanKind, ProofShape, Query, QuerySet,
+};
+use crate::prover::split::QuerySplit;
+
+/// The streams of a device section. Points stream on their own so that they run ahead of the
+/// kernels by whole chunks while the per-circuit slices keep pace with them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StreamId {
+    Copy,
+    Side,
+    Compute,
+}
+
+impl StreamId {
+    pub const ALL: [StreamId; 3] = [StreamId::Copy, StreamId::Side, StreamId::Compute];
+
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// An event, by number (the executor creates them on first use).
+pub type EventId = usize;
+
+/// Where device memory lies: the proof's arena, or a resident query's points.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Space {
+    Arena,
+    Resident(Query),
+}
+
+/// A range of device memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mem {
+    pub space: Space,
+    pub offset: usize,
+    pub bytes: usize,
+}
+
+impl Mem {
+    fn arena(range: Range<usize>) -> Mem {
+        Mem {
+            space: Space::Arena,
+            offset: range.start,
+            bytes: range.len(),
+        }
+    }
+
+    /// `bytes` from `offset` within this range.
+    fn sub(self, offset: usize, bytes: usize) -> Mem {
+        debug_assert!(offset + bytes <= self.bytes);
+        Mem {
+            space: self.space,
+            offset: self.offset + offset,
+            bytes,
+        }
+    }
+}
+
+/// Which split of a circuit (L, A, B; B's serves B_G1 and B_G2).
+pub fn split_of(q: Query) -> usize {
+    match q {
+        Query::L => 0,
+        Query::A => 1,
+        Query::BG1 | Query::BG2 => 2,
+        Query::H => unreachable!("the H query has no split"),
+    }
+}
+
+/// Host memory an upload reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HostSrc {
+    /// `count` points of an SRS query from `first`.
+    Points {
+        query: Query,
+        first: usize,
+        count: usize,
+    },
+    /// A circuit's `a` (0), `b` (1) or `c` (2), all `len` elements.
+    Abc {
+        circuit: usize,
+        which: usize,
+        len: usize,
+    },
+    /// Words of a circuit's ones bitmap of split `split` (see [`split_of`]).
+    Bitmap {
+        circuit: usize,
+        split: usize,
+        first: usize,
+        count: usize,
+    },
+    /// Entries of a circuit's tail point indices.
+    TailIndex {
+        circuit: usize,
+        split: usize,
+        first: usize,
+        count: usize,
+    },
+    /// Entries of a circuit's tail scalars (canonical).
+    TailScalars {
+        circuit: usize,
+        split: usize,
+        first: usize,
+        count: usize,
+    },
+}
+
+impl HostSrc {
+    pub fn bytes(&self) -> usize {
+        match *self {
+            HostSrc::Points { query, count, .. } => count * query.curve().affine_bytes(),
+            HostSrc::Abc { len, .. } => len * 32,
+            HostSrc::Bitmap { count, .. } => count * 8,
+            HostSrc::TailIndex { count, .. } => count * 4,
+            HostSrc::TailScalars { count, .. } => count * 32,
+        }
+    }
+}
+
+/// Where an MSM or batch addition leaves its point: one of the G1 or G2 result slots.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Slot {
+    pub curve: Curve,
+    pub index: usize,
+}
+
+/// Which stage a kernel belongs to, for the timings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// The H step (transform and MSM).
+    H,
+    BatchAdd,
+    TailMsm,
+    /// The G2 tail MSM.
+    G2Tail,
+}
+
+/// One operation of a streamed device section.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Op {
+    /// `src` into `dst` (`dst.bytes == src.bytes()`) on a copy stream.
+    Upload {
+        stream: StreamId,
+        dst: Mem,
+        src: HostSrc,
+    },
+    /// `stream` records `event`.
+    Record { stream: StreamId, event: EventId },
+    /// `stream` waits for the last record of `event` queued before this op (none: no wait).
+    Wait { stream: StreamId, event: EventId },
+    /// Compute stream from here on: elements `from..` of the polynomial at `poly` become 0.
+    ZeroFrom { poly: Mem, from: usize },
+    /// Evaluations over the domain (natural order) to evaluations over its coset `g H`.
+    Lde { poly: Mem },
+    /// `a = a b - c` point-wise (`b` absent: 1, `c` absent: 0). `last`: the step that completes
+    /// the quotient (an executor may fold the H step's constant factor into it).
+    Pointwise {
+        a: Mem,
+        b: Option<Mem>,
+        c: Option<Mem>,
+        last: bool,
+    },
+    /// Coset evaluations of `a b - c` to the coefficients of `h = (a b - c) / Z`, in
+    /// bit-reversed order.
+    InverseCoset { poly: Mem },
+    /// Bit-reversed order to natural order.
+    BitReverse { poly: Mem },
+    /// `sum s_k points[idx(k)]` over `n` scalars: `idx(k)` is `index[k]` when given, else
+    /// `bitrev(k)` over `bit_reversed` bits when that is not 0, else `k`; points at or past
+    /// `n_points` count as the identity. Scalars are Montgomery-form (`montgomery`) or canonical.
+    Msm {
+        curve: Curve,
+        points: Mem,
+        n_points: usize,
+        index: Option<Mem>,
+        scalars: Mem,
+        montgomery: bool,
+        n: usize,
+        bit_reversed: u32,
+        result: Slot,
+        stage: Stage,
+    },
+    /// The sum of `points[i]` for every `i < n_points` whose bit is set in `bitmap`.
+    BatchAdd {
+        curve: Curve,
+        points: Mem,
+        n_points: usize,
+        bitmap: Mem,
+        result: Slot,
+    },
+    /// `index[k] -= base` for `k < n` (a tail's indices made relative to a chunk).
+    Rebase { index: Mem, n: usize, base: u32 },
+}
+
+impl Op {
+    /// The stream that runs it.
+    pub fn stream(&self) -> StreamId {
+        match self {
+            Op::Upload { stream, .. } | Op::Record { stream, .. } | Op::Wait { stream, .. } => {
+                *stream
+            }
+            _ => StreamId::Compute,
+        }
+    }
+}
+
+/// The part of a [`MemoryPlan`] a streamed section follows.
+#[derive(Clone, Debug)]
+pub struct StreamPlan {
+    pub shape: ProofShape,
+    pub resident: QuerySet,
+    pub chunk_points: usize,
+    pub layout: ArenaLayout,
+    pub g2_tail_on_gpu: bool,
+}
+
+impl StreamPlan {
+    /// The streamed part of `plan` (None for an all-resident plan).
+    pub fn of(plan: &MemoryPlan, g2_tail_on_gpu: bool) -> Option<StreamPlan> {
+        match &plan.kind {
+            PlanKind::AllResident => None,
+            PlanKind::Streamed {
+                resident,
+                chunk_points,
+                layout,
+                ..
+            } => Some(StreamPlan {
+                shape: plan.shape,
+                resident: *resident,
+                chunk_points: *chunk_points,
+                layout: layout.clone(),
+                g2_tail_on_gpu,
+            }),
+        }
+    }
+}
+
+/// A named part of the arena whose last reader (or writer) on the compute stream an upload
+/// into overlapping memory must wait for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Region {
+    Poly(u32),
+    Workspace,
+    Slot(usize),
+    Side(usize),
+}
+
+/// One circuit's part in the query phase: its index in the group and its L, A, B splits.
+pub struct CircuitQueries<'a> {
+    pub circuit: usize,
+    pub splits: [&'a QuerySplit; 3],
+}
+
+/// What each result slot holds: (circuit, query).
+#[derive(Clone, Debug, Default)]
+pub struct ResultMap {
+    pub g1: Vec<(usize, Query)>,
+    pub g2: Vec<(usize, Query)>,
+}
+
+/// Builds the ops of a group's streamed section, stage by stage (see the module docs).
+pub struct Builder {
+    plan: StreamPlan,
+    ops: Vec<Op>,
+    events: usize,
+    /// The last compute-stream event after each region's use.
+    last_use: Vec<(Region, EventId)>,
+    next_slot: usize,
+    next_side: usize,
+    results: ResultMap,
+    upload_bytes: usize,
+}
+
+impl Builder {
+    pub fn new(plan: StreamPlan) -> Builder {
+        Builder {
+            plan,
+            ops: Vec::new(),
+            events: 0,
+            last_use: Vec::new(),
+            next_slot: 0,
+            next_side: 0,
+            results: ResultMap::default(),
+            upload_bytes: 0,
+        }
+    }
+
+    pub fn plan(&self) -> &StreamPlan {
+        &self.plan
+    }
+
+    /// The ops built since the last call.
+    pub fn take_ops(&mut self) -> Vec<Op> {
+        std::mem::take(&mut self.ops)
+    }
+
+    /// Events used so far (ids `0..events`).
+    pub fn events(&self) -> usize {
+        self.events
+    }
+
+    pub fn results(&self) -> &ResultMap {
+        &self.results
+    }
+
+    /// Host-to-device bytes of every upload built so far.
+    pub fn upload_bytes(&self) -> usize {
+        self.upload_bytes
+    }
+
+    fn range(&self, r: Region) -> Range<usize> {
+        let l = &self.plan.layout;
+        match r {
+            Region::Poly(i) => l.poly(i),
+            Region::Workspace => l.workspace.clone(),
+            Region::Slot(k) => l.slots[k].clone(),
+            Region::Side(k) => l.sides[k].clone(),
+        }
+    }
+
+    fn new_event(&mut self) -> EventId {
+        self.events += 1;
+        self.events - 1
+    }
+
+    fn record(&mut self, stream: StreamId) -> EventId {
+        let event = self.new_event();
+        self.ops.push(Op::Record { stream, event });
+        event
+    }
+
+    fn wait(&mut self, stream: StreamId, event: EventId) {
+        self.ops.push(Op::Wait { stream, event });
+    }
+
+    /// Queues uploads of `(offset, src)` into `region` on `stream`, after the last use of
+    /// everything that overlaps it; returns the event recorded once they are done.
+    fn upload(&mut self, stream: StreamId, region: Region, parts: &[(usize, HostSrc)]) -> EventId {
+        let target = self.range(region);
+        let mut waits: Vec<EventId> = self
+            .last_use
+            .iter()
+            .filter(|(r, _)| {
+                let other = self.range(*r);
+                other.start < target.end && target.start < other.end
+            })
+            .map(|&(_, e)| e)
+            .collect();
+        waits.sort_unstable();
+        waits.dedup();
+        for e in waits {
+            self.wait(stream, e);
+        }
+        for &(offset, src) in parts {
+            let bytes = src.bytes();
+            assert!(
+                offset + bytes <= target.len(),
+                "{src:?} overflows {region:?}"
+            );
+            self.upload_bytes += bytes;
+            self.ops.push(Op::Upload {
+                stream,
+                dst: Mem::arena(target.start + offset..target.start + offset + bytes),
+                src,
+            });
+        }
+        self.record(stream)
+    }
+
+    /// Marks the end of the compute stream's use of `regions` (so far).
+    fn used(&mut self, regions: &[Region]) {
+        let event = self.record(StreamId::Compute);
+        for &r in regions {
+            match self.last_use.iter_mut().find(|(x, _)| *x == r) {
+                Some(slot) => slot.1 = event,
+                None => self.last_use.push((r, event)),
+            }
+        }
+    }
+
+    fn result(&mut self, curve: Curve, circuit: usize, query: Query) -> Slot {
+        let list = match curve {
+            Curve::G1 => &mut self.results.g1,
+            Curve::G2 => &mut self.results.g2,
+        };
+        list.push((circuit, query));
+        Slot {
+            curve,
+            index: list.len() - 1,
+        }
+    }
+
+    fn poly(&self, i: u32) -> Mem {
+        Mem::arena(self.range(Region::Poly(i)))
+    }
+
+    /// The H step of circuit `circuit`, whose `a, b, c` hold `abc_lens` values.
+    pub fn h_step(&mut self, circuit: usize, abc_lens: [usize; 3]) {
+        let shape = self.plan.shape;
+        let h_points = shape.points(Query::H);
+        if shape.lg_n == 0 || h_points == 0 {
+            return;
+        }
+        let (p0, p1) = (self.poly(0), self.poly(1));
+        let abc = |which: usize| HostSrc::Abc {
+            circuit,
+            which,
+            len: abc_lens[which],
+        };
+        if self.plan.layout.polys >= 3 {
+            let p2 = self.poly(2);
+            let loaded = [0, 1, 2]
+                .map(|i| self.upload(StreamId::Copy, Region::Poly(i), &[(0, abc(i as usize))]));
+            for (i, (poly, ev)) in [p0, p1, p2].into_iter().zip(loaded).enumerate() {
+                self.wait(StreamId::Compute, ev);
+                self.ops.push(Op::ZeroFrom {
+                    poly,
+                    from: abc_lens[i],
+                });
+                self.ops.push(Op::Lde { poly });
+            }
+            self.ops.push(Op::Pointwise {
+                a: p0,
+                b: Some(p1),
+                c: Some(p2),
+                last: true,
+            });
+            self.ops.push(Op::InverseCoset { poly: p0 });
+            self.used(&[Region::Poly(1), Region::Poly(2)]);
+        } else {
+            // Two buffers: a b first, then c into b's place.
+            let loaded = [0, 1]
+                .map(|i| self.upload(StreamId::Copy, Region::Poly(i), &[(0, abc(i as usize))]));
+            for (i, (poly, ev)) in [p0, p1].into_iter().zip(loaded).enumerate() {
+                self.wait(StreamId::Compute, ev);
+                self.ops.push(Op::ZeroFrom {
+                    poly,
+                    from: abc_lens[i],
+                });
+                self.ops.push(Op::Lde { poly });
+            }
+            self.ops.push(Op::Pointwise {
+                a: p0,
+                b: Some(p1),
+                c: None,
+                last: false,
+            });
+            self.used(&[Region::Poly(1)]);
+            let ev = self.upload(StreamId::Copy, Region::Poly(1), &[(0, abc(2))]);
+            self.wait(StreamId::Compute, ev);
+            self.ops.push(Op::ZeroFrom {
+                poly: p1,
+                from: abc_lens[2],
+            });
+            self.ops.push(Op::Lde { poly: p1 });
+            self.ops.push(Op::Pointwise {
+                a: p0,
+                b: None,
+                c: Some(p1),
+                last: true,
+            });
+            self.ops.push(Op::InverseCoset { poly: p0 });
+            self.used(&[Region::Poly(1)]);
+        }
+
+        let result = self.result(Curve::G1, circuit, Query::H);
+        if self.plan.resident.contains(Query::H) {
+            // Over the resident query, reading h as the transform leaves it.
+            self.ops.push(Op::Msm {
+                curve: Curve::G1,
+                points: resident(Query::H, 0, h_points),
+                n_points: h_points,
+                index: None,
+                scalars: p0,
+                montgomery: true,
+                n: h_points,
+                bit_reversed: shape.lg_n,
+                result,
+                stage: Stage::H,
+            });
+            self.used(&[Region::Poly(0), Region::Workspace]);
+            return;
+        }
+        // Chunk by chunk, each chunk's scalars a run of h in natural order.
+        self.ops.push(Op::BitReverse { poly: p0 });
+        let chunks: Vec<(Query, Range<usize>)> = chunk_ranges(h_points, self.plan.chunk_points)
+            .into_iter()
+            .map(|r| (Query::H, r))
+            .collect();
+        let mut loads = Prefetch::new(self.plan.layout.slots.len());
+        for (j, (_, range)) in chunks.iter().enumerate() {
+            loads.ahead(self, &chunks[j..]);
+            let (slot, loaded) = loads.take();
+            self.wait(StreamId::Compute, loaded);
+            let m = range.len();
+            let result = if j == 0 {
+                result
+            } else {
+                self.result(Curve::G1, circuit, Query::H)
+            };
+            self.ops.push(Op::Msm {
+                curve: Curve::G1,
+                points: Mem::arena(self.range(Region::Slot(slot))).sub(0, m * 96),
+                n_points: m,
+                index: None,
+                scalars: p0.sub(range.start * 32, m * 32),
+                montgomery: true,
+                n: m,
+                bit_reversed: 0,
+                result,
+                stage: Stage::H,
+            });
+            self.used(&[Region::Slot(slot), Region::Workspace]);
+        }
+        self.used(&[Region::Poly(0)]);
+    }
+
+    /// The L, A and B queries of every circuit of the group, one pass over each query's points.
+    pub fn queries(&mut self, circuits: &[CircuitQueries]) {
+        // Every chunk some circuit has work in, all queries in turn, so that uploads run ahead
+        // across the queries' boundaries too.
+        let mut chunks: Vec<QueryChunk> = Vec::new();
+        for q in [Query::L, Query::A, Query::BG1, Query::BG2] {
+            let len = self.plan.shape.points(q);
+            let chunk = chunk_for(q.curve(), self.plan.chunk_points);
+            for range in chunk_ranges(len, chunk) {
+                let work: Vec<CircuitWork> = circuits
+                    .iter()
+                    .filter_map(|c| {
+                        let s = c.splits[split_of(q)];
+                        let ones = ones_in(s, range.clone(), len);
+                        let tail = if q.curve() == Curve::G1 || self.plan.g2_tail_on_gpu {
+                            tail_in(s, range.clone())
+                        } else {
+                            0..0
+                        };
+                        (ones > 0 || !tail.is_empty()).then_some(CircuitWork {
+                            circuit: c.circuit,
+                            ones,
+                            tail,
+                        })
+                    })
+                    .collect();
+                if !work.is_empty() {
+                    chunks.push(QueryChunk {
+                        query: q,
+                        range,
+                        side: SideLayout::for_chunk(len.min(chunk)),
+                        work,
+                    });
+                }
+            }
+        }
+        let uploads: Vec<(Query, Range<usize>)> = chunks
+            .iter()
+            .filter(|c| !self.plan.resident.contains(c.query))
+            .map(|c| (c.query, c.range.clone()))
+            .collect();
+        let mut loads = Prefetch::new(self.plan.layout.slots.len());
+        let mut uploaded = 0;
+        for chunk in &chunks {
+            self.query_chunk(chunk, &uploads, &mut uploaded, &mut loads);
+        }
+    }
+
+    /// One chunk of a query for every circuit with work in it.
+    fn query_chunk(
+        &mut self,
+        chunk: &QueryChunk,
+        uploads: &[(Query, Range<usize>)],
+        uploaded: &mut usize,
+        loads: &mut Prefetch,
+    ) {
+        let (q, range) = (chunk.query, chunk.range.clone());
+        let curve = q.curve();
+        let split = split_of(q);
+        let m = range.len();
+        let (points, slot) = if self.plan.resident.contains(q) {
+            (resident(q, range.start, m), None)
+        } else {
+            loads.ahead(self, &uploads[*uploaded..]);
+            *uploaded += 1;
+            let (slot, loaded) = loads.take();
+            self.wait(StreamId::Compute, loaded);
+            let mem = Mem::arena(self.range(Region::Slot(slot))).sub(0, m * curve.affine_bytes());
+            (mem, Some(slot))
+        };
+        for w in &chunk.work {
+            let k = self.next_side;
+            self.next_side = (k + 1) % 2;
+            let words = w.ones.div_ceil(64);
+            let tail = w.tail.clone();
+            let mut parts = Vec::with_capacity(3);
+            if w.ones > 0 {
+                parts.push((
+                    0,
+                    HostSrc::Bitmap {
+                        circuit: w.circuit,
+                        split,
+                        first: range.start / 64,
+                        count: words,
+                    },
+                ));
+            }
+            if !tail.is_empty() {
+                parts.push((
+                    chunk.side.index,
+                    HostSrc::TailIndex {
+                        circuit: w.circuit,
+                        split,
+                        first: tail.start,
+                        count: tail.len(),
+                    },
+                ));
+                parts.push((
+                    chunk.side.scalars,
+                    HostSrc::TailScalars {
+                        circuit: w.circuit,
+                        split,
+                        first: tail.start,
+                        count: tail.len(),
+                    },
+                ));
+            }
+            let loaded = self.upload(StreamId::Side, Region::Side(k), &parts);
+            self.wait(StreamId::Compute, loaded);
+            let side = Mem::arena(self.range(Region::Side(k)));
+            if w.ones > 0 {
+                let result = self.result(curve, w.circuit, q);
+                self.ops.push(Op::BatchAdd {
+                    curve,
+                    points,
+                    n_points: w.ones,
+                    bitmap: side.sub(0, words * 8),
+                    result,
+                });
+            }
+            if !tail.is_empty() {
+                let index = side.sub(chunk.side.index, tail.len() * 4);
+                self.ops.push(Op::Rebase {
+                    index,
+                    n: tail.len(),
+                    base: range.start as u32,
+                });
+                let result = self.result(curve, w.circuit, q);
+                self.ops.push(Op::Msm {
+                    curve,
+                    points,
+                    n_points: m,
+                    index: Some(index),
+                    scalars: side.sub(chunk.side.scalars, tail.len() * 32),
+                    montgomery: false,
+                    n: tail.len(),
+                    bit_reversed: 0,
+                    result,
+                    stage: if curve == Curve::G2 {
+                        Stage::G2Tail
+                    } else {
+                        Stage::TailMsm
+                    },
+                });
+            }
+            self.used(&[Region::Side(k), Region::Workspace]);
+        }
+        if let Some(slot) = slot {
+            self.used(&[Region::Slot(slot)]);
+        }
+    }
+}
+
+/// One chunk of a query that some circuit of the group has work in.
+struct QueryChunk {
+    query: Query,
+    range: Range<usize>,
+    side: SideLayout,
+    work: Vec<CircuitWork>,
+}
+
+/// A circuit's work in one chunk: a batch addition over its first `ones` points (some set) and
+/// a tail MSM over its tail entries `tail`.
+struct CircuitWork {
+    circuit: usize,
+    ones: usize,
+    tail: Range<usize>,
+}
+
+/// Uploads of chunks of points queued ahead into the slots, each slot reused once the kernels of
+/// the chunk before it in that slot are done.
+struct Prefetch {
+    slots: usize,
+    /// (slot, loaded event) of the chunks queued and not yet taken, in order.
+    queued: std::collections::VecDeque<(usize, EventId)>,
+}
+
+impl Prefetch {
+    fn new(slots: usize) -> Prefetch {
+        Prefetch {
+            slots,
+            queued: Default::default(),
+        }
+    }
+
+    /// Queues the uploads of `rest` (the next chunk to take and those after it) until every
+    /// slot holds one.
+    fn ahead(&mut self, b: &mut Builder, rest: &[(Query, Range<usize>)]) {
+        let mut next = self.queued.len();
+        while self.queued.len() < self.slots && next < rest.len() {
+            let (query, range) = (rest[next].0, rest[next].1.clone());
+            let slot = b.next_slot;
+            b.next_slot = (slot + 1) % self.slots;
+            let loaded = b.upload(
+                StreamId::Copy,
+                Region::Slot(slot),
+                &[(
+                    0,
+                    HostSrc::Points {
+                        query,
+                        first: range.start,
+                        count: range.len(),
+                    },
+                )],
+            );
+            self.queued.push_back((slot, loaded));
+            next += 1;
+        }
+    }
+
+    /// The slot and load event of the next chunk.
+    fn take(&mut self) -> (usize, EventId) {
+        self.queued.pop_front().expect("queued by ahead")
+    }
+}
+
+/// Where a side buffer holds its parts for chunks of at most `chunk` points.
+#[derive(Clone, Copy, Debug)]
+struct SideLayout {
+    index: usize,
+    scalars: usize,
+}
+
+impl SideLayout {
+    fn for_chunk(chunk: usize) -> SideLayout {
+        let index = (chunk.div_ceil(64) * 8).next_multiple_of(256);
+        let scalars = index + (chunk * 4).next_multiple_of(256);
+        debug_assert!(scalars + chunk * 32 <= ArenaLayout::side_bytes(chunk));
+        SideLayout { index, scalars }
+    }
+}
+
+/// `len` points in chunks of `chunk`.
+fn chunk_ranges(len: usize, chunk: usize) -> Vec<Range<usize>> {
+    (0..len)
+        .step_by(chunk.max(1))
+        .map(|s| s..(s + chunk).min(len))
+        .collect()
+}
+
+/// `count` points of a resident query from `first`.
+fn resident(q: Query, first: usize, count: usize) -> Mem {
+    let pb = q.curve().affine_bytes();
+    Mem {
+        space: Space::Resident(q),
+        offset: first * pb,
+        bytes: count * pb,
+    }
+}
+
+/// How many of the chunk's points the split's bitmap covers (0 when none of them is set).
+fn ones_in(s: &QuerySplit, range: Range<usize>, len: usize) -> usize {
+    let end = range.end.min(s.ones.len).min(len);
+    if end <= range.start {
+        return 0;
+    }
+    let words = &s.ones.words[range.start / 64..end.div_ceil(64)];
+    if words.iter().all(|&w| w == 0) {
+        return 0;
+    }
+    end - range.start
+}
+
+/// The tail entries whose points fall in `range` (tail points ascend).
+fn tail_in(s: &QuerySplit, range: Range<usize>) -> Range<usize> {
+    let lo = s
+        .tail_points
+        .partition_point(|&p| (p as usize) < range.start);
+    let hi = s.tail_points.partition_point(|&p| (p as usize) < range.end);
+    lo..hi
+}

@@ -1,0 +1,406 @@
+//! Streamed sections on the host: every plan shape (resident sets, chunk lengths that do and do
+//! not divide the queries, two or three H buffers, two or three slots, groups of circuits) gives
+//! each circuit the CPU backend's sums, with the streams run in program order and with either
+//! side racing ahead; and a schedule missing one wait gives wrong sums.
+
+use blstrs::{G1Projective, G2Projective, Scalar};
+use ff::Field;
+use group::Group;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use super::emulate::{self, HostData, Order, Sums};
+use super::*;
+use crate::assignment::{Density, Witness};
+use crate::backend::cpu::CpuBackend;
+use crate::backend::memory_plan::{arena_layout, PlanRequest, Residency};
+use crate::backend::Backend;
+use crate::prover::split::{split_circuit, CircuitSplit};
+use crate::srs::{HostPins, Srs, SrsData, VerifyingKey};
+use crate::telemetry::ProofTimings;
+use std::ops::Range;
+
+/// `n` distinct points, cheaply: `base + i * step`.
+fn points<G: Group + group::Curve>(rng: &mut ChaCha8Rng, n: usize) -> Vec<G::AffineRepr>
+where
+    G::AffineRepr: Default + Clone,
+{
+    let (mut p, step) = (G::random(&mut *rng), G::random(&mut *rng));
+    let proj: Vec<G> = (0..n)
+        .map(|_| {
+            p += step;
+            p
+        })
+        .collect();
+    let mut out = vec![G::AffineRepr::default(); n];
+    G::batch_normalize(&proj, &mut out);
+    out
+}
+
+/// One circuit's values: `a, b, c`, inputs (ONE first), aux and densities.
+struct Values {
+    abc: [Vec<Scalar>; 3],
+    inputs: Vec<Scalar>,
+    aux: Vec<Scalar>,
+    a_aux: Vec<u64>,
+    b_inp: Vec<u64>,
+    b_aux: Vec<u64>,
+}
+
+impl Values {
+    fn witness(&self) -> Witness<'_> {
+        Witness {
+            a: &self.abc[0],
+            b: &self.abc[1],
+            c: &self.abc[2],
+            inputs: &self.inputs,
+            aux: &self.aux,
+            a_aux_density: Density::new(&self.a_aux, self.aux.len()),
+            b_inp_density: Density::new(&self.b_inp, self.inputs.len()),
+            b_aux_density: Density::new(&self.b_aux, self.aux.len()),
+        }
+    }
+}
+
+fn bits(rng: &mut ChaCha8Rng, n: usize, p: f64) -> Vec<u64> {
+    let mut w = vec![0u64; n.div_ceil(64)];
+    for i in 0..n {
+        if rng.gen_bool(p) {
+            w[i / 64] |= 1 << (i % 64);
+        }
+    }
+    w
+}
+
+fn count(words: &[u64]) -> usize {
+    words.iter().map(|w| w.count_ones() as usize).sum()
+}
+
+/// An SRS of random points for `2^lg_n` and `circuits` random assignments over it (the same
+/// densities, as circuits of one SRS have). Aux values are 0, 1 or random.
+fn instance(lg_n: u32, circuits: usize, seed: u64) -> (Srs, Vec<Values>) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let n = 1usize << lg_n;
+    let (inputs, aux) = (5, n - n / 8);
+    let a_aux = bits(&mut rng, aux, 0.9);
+    let b_inp = bits(&mut rng, inputs, 0.6);
+    let b_aux = bits(&mut rng, aux, 0.3);
+    let b_len = count(&b_inp) + count(&b_aux);
+    let g1 = points::<G1Projective>(&mut rng, 4);
+    let g2 = points::<G2Projective>(&mut rng, 3);
+    let data = SrsData {
+        host_pins: HostPins::default(),
+        vk: VerifyingKey {
+            alpha_g1: g1[0],
+            beta_g1: g1[1],
+            beta_g2: g2[0],
+            gamma_g2: g2[1],
+            delta_g1: g1[2],
+            delta_g2: g2[2],
+            ic: points::<G1Projective>(&mut rng, inputs),
+        },
+        h: points::<G1Projective>(&mut rng, n - 1),
+        l: points::<G1Projective>(&mut rng, aux),
+        a: points::<G1Projective>(&mut rng, inputs + count(&a_aux)),
+        b_g1: points::<G1Projective>(&mut rng, b_len),
+        b_g2: points::<G2Projective>(&mut rng, b_len),
+        path: "random".into(),
+        file_bytes: 0,
+        load_time: Default::default(),
+    };
+    let srs = Srs::from_data(data).expect("a consistent SRS");
+    let values = (0..circuits)
+        .map(|_| {
+            let value = |rng: &mut ChaCha8Rng| match rng.gen_range(0..10) {
+                0..=3 => Scalar::ZERO,
+                4..=7 => Scalar::ONE,
+                _ => Scalar::random(&mut *rng),
+            };
+            let abc_len = n - 3;
+            Values {
+                abc: std::array::from_fn(|_| {
+                    (0..abc_len).map(|_| Scalar::random(&mut rng)).collect()
+                }),
+                inputs: std::iter::once(Scalar::ONE)
+                    .chain((1..inputs).map(|_| value(&mut rng)))
+                    .collect(),
+                aux: (0..aux).map(|_| value(&mut rng)).collect(),
+                a_aux: a_aux.clone(),
+                b_inp: b_inp.clone(),
+                b_aux: b_aux.clone(),
+            }
+        })
+        .collect();
+    (srs, values)
+}
+
+/// What the CPU backend computes for one circuit (the G2 tail included when the GPU would run
+/// it).
+fn expected(srs: &Srs, w: &Witness, split: &CircuitSplit, g2_tail: bool) -> Sums {
+    let r = CpuBackend
+        .compose_section(srs, w, split, &mut ProofTimings::default())
+        .unwrap();
+    let b_g2 = if g2_tail {
+        r.b_g2
+            + CpuBackend
+                .g2_msm(&srs.b_g2, &split.b.tail_points, &split.b.tail_scalars)
+                .unwrap()
+    } else {
+        r.b_g2
+    };
+    Sums {
+        h: r.h,
+        l: r.l,
+        a: r.a,
+        b_g1: r.b_g1,
+        b_g2,
+    }
+}
+
+struct Case {
+    lg_n: u32,
+    circuits: usize,
+    resident: QuerySet,
+    polys: u32,
+    chunk: usize,
+    slots: usize,
+    g2_tail: bool,
+    /// Slots and side buffers over `b` and `c` (see [`compact`]).
+    compact: bool,
+}
+
+/// The arena packed as tightly as the ops allow (a token workspace, which the emulation only
+/// scribbles on), so that slots and side buffers lie over the polynomials `b` and `c` as they do
+/// at real sizes, where the kernels' workspaces are small beside them.
+fn compact(mut layout: ArenaLayout) -> ArenaLayout {
+    let mut at = layout.poly_bytes;
+    let mut place = |r: &mut Range<usize>| {
+        let len = r.len().min(if *r == layout.workspace {
+            1024
+        } else {
+            usize::MAX
+        });
+        *r = at..at + len;
+        at = (r.end).next_multiple_of(256);
+    };
+    let mut ws = layout.workspace.clone();
+    place(&mut ws);
+    let mut slots = layout.slots.clone();
+    slots.iter_mut().for_each(&mut place);
+    let mut sides = layout.sides.clone();
+    sides.iter_mut().for_each(&mut place);
+    layout.bytes = at.max(layout.polys as usize * layout.poly_bytes);
+    layout.workspace = ws;
+    layout.slots = slots;
+    layout.sides = sides;
+    layout
+}
+
+fn stream_plan(srs: &Srs, c: &Case) -> StreamPlan {
+    let shape = ProofShape::of(srs);
+    let req = PlanRequest {
+        shape,
+        budget: usize::MAX,
+        residency: Residency::Never,
+        g2_tail_on_gpu: c.g2_tail,
+        chunk_points: Some(c.chunk),
+        resident_working: 0,
+    };
+    StreamPlan {
+        shape,
+        resident: c.resident,
+        chunk_points: c.chunk,
+        layout: if c.compact {
+            compact(arena_layout(&req, c.resident, c.polys, c.chunk, c.slots))
+        } else {
+            arena_layout(&req, c.resident, c.polys, c.chunk, c.slots)
+        },
+        g2_tail_on_gpu: c.g2_tail,
+    }
+}
+
+/// Builds the group's ops as a device section would: each circuit's H step, then the queries.
+fn build(plan: StreamPlan, values: &[Values], splits: &[CircuitSplit]) -> (Vec<Op>, ResultMap) {
+    let mut b = Builder::new(plan);
+    let mut ops = Vec::new();
+    for (i, v) in values.iter().enumerate() {
+        b.h_step(i, [v.abc[0].len(), v.abc[1].len(), v.abc[2].len()]);
+        ops.extend(b.take_ops());
+    }
+    let circuits: Vec<CircuitQueries> = splits
+        .iter()
+        .enumerate()
+        .map(|(i, s)| CircuitQueries {
+            circuit: i,
+            splits: [&s.l, &s.a, &s.b],
+        })
+        .collect();
+    b.queries(&circuits);
+    ops.extend(b.take_ops());
+    (ops, b.results().clone())
+}
+
+fn check(c: &Case, seed: u64) {
+    let (srs, values) = instance(c.lg_n, c.circuits, seed);
+    let witnesses: Vec<Witness> = values.iter().map(Values::witness).collect();
+    let splits: Vec<CircuitSplit> = witnesses.iter().map(split_circuit).collect();
+    let want: Vec<Sums> = witnesses
+        .iter()
+        .zip(&splits)
+        .map(|(w, s)| expected(&srs, w, s, c.g2_tail))
+        .collect();
+    let plan = stream_plan(&srs, c);
+    let (ops, results) = build(plan.clone(), &values, &splits);
+    let host = HostData {
+        srs: &srs,
+        abc: values
+            .iter()
+            .map(|v| [&v.abc[0][..], &v.abc[1][..], &v.abc[2][..]])
+            .collect(),
+        splits: splits.iter().collect(),
+    };
+    for order in [Order::Program, Order::CopiesFirst, Order::ComputeFirst] {
+        let got = emulate::run(&ops, &plan, &host, &results, order);
+        assert_eq!(
+            got, want,
+            "2^{} x{} resident [{}] polys {} chunk {} slots {} g2 tail {} ({order:?})",
+            c.lg_n, c.circuits, c.resident, c.polys, c.chunk, c.slots, c.g2_tail
+        );
+    }
+}
+
+#[test]
+fn streamed_sections_give_the_cpu_sums_in_any_stream_order() {
+    let h = QuerySet::NONE.with(Query::H);
+    let l_bg2 = QuerySet::NONE.with(Query::L).with(Query::BG2);
+    let but_a = QuerySet::NONE.with(Query::A).complement();
+    let cases = [
+        // (lg_n, circuits, resident, polys, chunk, slots, g2 tail)
+        (8, 1, QuerySet::NONE, 3, 64, 2, true),
+        (8, 1, QuerySet::NONE, 2, 64, 3, true),
+        (9, 2, QuerySet::NONE, 3, 192, 2, true),
+        (9, 3, h, 2, 128, 2, true),
+        (10, 1, l_bg2, 3, 320, 2, false),
+        (10, 3, but_a, 2, 256, 3, true),
+        (10, 2, QuerySet::NONE, 2, 1024, 2, false),
+        (11, 2, h, 3, 448, 3, true),
+    ];
+    for (i, &(lg_n, circuits, resident, polys, chunk, slots, g2_tail)) in cases.iter().enumerate() {
+        for compact in [false, true] {
+            check(
+                &Case {
+                    lg_n,
+                    circuits,
+                    resident,
+                    polys,
+                    chunk,
+                    slots,
+                    g2_tail,
+                    compact,
+                },
+                100 + i as u64,
+            );
+        }
+    }
+}
+
+#[test]
+fn a_missing_wait_is_caught() {
+    let c = Case {
+        lg_n: 9,
+        circuits: 2,
+        resident: QuerySet::NONE,
+        polys: 2,
+        chunk: 64,
+        slots: 2,
+        g2_tail: true,
+        compact: true,
+    };
+    let (srs, values) = instance(c.lg_n, c.circuits, 7);
+    let witnesses: Vec<Witness> = values.iter().map(Values::witness).collect();
+    let splits: Vec<CircuitSplit> = witnesses.iter().map(split_circuit).collect();
+    let want: Vec<Sums> = witnesses
+        .iter()
+        .zip(&splits)
+        .map(|(w, s)| expected(&srs, w, s, true))
+        .collect();
+    let plan = stream_plan(&srs, &c);
+    let (ops, results) = build(plan.clone(), &values, &splits);
+    let host = HostData {
+        srs: &srs,
+        abc: values
+            .iter()
+            .map(|v| [&v.abc[0][..], &v.abc[1][..], &v.abc[2][..]])
+            .collect(),
+        splits: splits.iter().collect(),
+    };
+    // Drop each kind of wait in turn: a kernel not waiting for its upload, an upload not
+    // waiting for the kernels before it. Each must break some order.
+    let first = |pred: &dyn Fn(&Op) -> bool| ops.iter().position(pred).unwrap();
+    let kernel_wait = first(&|op| {
+        matches!(
+            op,
+            Op::Wait {
+                stream: StreamId::Compute,
+                ..
+            }
+        )
+    });
+    let upload_wait = first(&|op| {
+        matches!(
+            op,
+            Op::Wait {
+                stream: StreamId::Copy,
+                ..
+            }
+        )
+    });
+    for drop in [kernel_wait, upload_wait] {
+        let mut broken = ops.clone();
+        broken.remove(drop);
+        let wrong = [Order::CopiesFirst, Order::ComputeFirst]
+            .into_iter()
+            .any(|order| emulate::run(&broken, &plan, &host, &results, order) != want);
+        assert!(wrong, "dropping {:?} went unnoticed", ops[drop]);
+    }
+}
+
+#[test]
+fn uploads_count_every_byte_once_per_group() {
+    let c = Case {
+        lg_n: 10,
+        circuits: 3,
+        resident: QuerySet::NONE,
+        polys: 3,
+        chunk: 256,
+        slots: 2,
+        g2_tail: true,
+        compact: true,
+    };
+    let (srs, values) = instance(c.lg_n, c.circuits, 9);
+    let witnesses: Vec<Witness> = values.iter().map(Values::witness).collect();
+    let splits: Vec<CircuitSplit> = witnesses.iter().map(split_circuit).collect();
+    let plan = stream_plan(&srs, &c);
+    let (ops, _) = build(plan.clone(), &values, &splits);
+    let mut points = [0usize; 5];
+    for op in &ops {
+        if let Op::Upload {
+            src: HostSrc::Points { query, count, .. },
+            ..
+        } = op
+        {
+            points[query.index()] += count;
+        }
+    }
+    let shape = plan.shape;
+    // H once per circuit; every other query once for the group (chunks no circuit needs are
+    // skipped, which random circuits never leave out entirely).
+    assert_eq!(points[0], shape.points(Query::H) * c.circuits);
+    for q in [Query::L, Query::A, Query::BG1, Query::BG2] {
+        assert!(points[q.index()] <= shape.points(q), "{q:?}");
+        assert!(
+            points[q.index()] * 10 >= shape.points(q) * 9,
+            "{q:?}: {points:?}"
+        );
+    }
+}
