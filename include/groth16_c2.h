@@ -130,6 +130,14 @@ typedef struct {
   uint64_t lock_acquired_unix_ns;
   uint64_t lock_released_unix_ns;
   uint64_t end_unix_ns;
+  // Host-to-device bytes the call moved: `a, b, c`, the ones bitmaps and tails, and the SRS
+  // points it streamed (or uploaded to keep resident).
+  uint64_t h2d_bytes;
+  // Milliseconds the GPU's copy streams were busy with them (they overlap the kernels).
+  double h2d_busy_ms;
+  // G1 points per chunk of the streamed SRS queries (G2 chunks hold half as many); 0 when the
+  // whole SRS was resident on the GPU.
+  uint64_t stream_chunk_points;
 } groth16_timings;
 
 // Process-wide totals since the library was loaded.
@@ -282,6 +290,16 @@ Error groth16_c2_set_staging_buffers(size_t buffers);
 // flight may hold together. A circuit's preparation waits until it fits, except when its call
 // holds the GPU and nothing else, so workers never deadlock on it.
 void groth16_c2_set_host_memory_budget(uint64_t bytes);
+
+// Caps the device memory the library holds on each GPU, in bytes (0, the default: no cap but
+// the GPU's free memory; `GROTH16_C2_VRAM_LIMIT`, e.g. `16G`, sets it at start). Proofs keep
+// what fits of the SRS on the device and stream the rest from page-locked host memory; a proof
+// that cannot fit even streamed fails with `GROTH16_C2_ERR_OUT_OF_DEVICE_MEMORY` naming the
+// minimum. Takes effect for proofs that start afterwards.
+void groth16_c2_set_vram_limit(uint64_t bytes);
+
+// The device-memory cap per GPU in bytes (0: none).
+uint64_t groth16_c2_vram_limit(void);
 
 // Host memory the library holds for proofs in flight now, and the most it held at once, in
 // bytes (into `*now` and `*peak`, either may be NULL).

@@ -15,7 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 pack=${1:-gpu-pack}
 tests=${GPU_PACK_TESTS:-"gpu_field gpu_ntt gpu_h gpu_curve gpu_msm gpu_prove byte_identity concurrency"}
-examples=${GPU_PACK_EXAMPLES:-"gpu_bench prove bench"}
+examples=${GPU_PACK_EXAMPLES:-"gpu_bench prove bench hold_gpu_memory"}
 
 if ! command -v nvcc >/dev/null && [ -z "${NVCC:-}" ] && [ -f .cuda-venv/cuda.env ]; then
     # shellcheck disable=SC1091

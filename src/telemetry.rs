@@ -50,6 +50,14 @@ pub struct ProofTimings {
     pub lock_acquired_unix_ns: u64,
     pub lock_released_unix_ns: u64,
     pub end_unix_ns: u64,
+    /// Host-to-device bytes the call moved: `a, b, c`, the ones bitmaps and tails, and the SRS
+    /// points it streamed (or uploaded to keep resident).
+    pub h2d_bytes: u64,
+    /// Milliseconds the GPU's copy streams were busy with them (they overlap the kernels).
+    pub h2d_busy_ms: f64,
+    /// G1 points per chunk of the streamed SRS queries (G2 chunks hold half as many); 0 when the
+    /// whole SRS was resident on the GPU.
+    pub stream_chunk_points: u64,
 }
 
 impl ProofTimings {
@@ -81,8 +89,14 @@ impl ProofTimings {
             line += &format!(" {name}={ms:.1}");
         }
         line += &format!(
-            " verified={} lock_acquired_unix_ns={} lock_released_unix_ns={}",
-            self.circuits_verified, self.lock_acquired_unix_ns, self.lock_released_unix_ns
+            " verified={} lock_acquired_unix_ns={} lock_released_unix_ns={} h2d_bytes={} \
+             h2d_busy_ms={:.1} stream_chunk_points={}",
+            self.circuits_verified,
+            self.lock_acquired_unix_ns,
+            self.lock_released_unix_ns,
+            self.h2d_bytes,
+            self.h2d_busy_ms,
+            self.stream_chunk_points
         );
         line
     }
@@ -99,6 +113,10 @@ impl ProofTimings {
         self.tail_msm_ms = self.tail_msm_ms.max(device.tail_msm_ms);
         self.pipeline_wait_ms = self.pipeline_wait_ms.max(device.pipeline_wait_ms);
         self.b_g2_msm_ms = self.b_g2_msm_ms.max(device.b_g2_msm_ms);
+        // Every device's copies cross its own link: bytes add up, busy time overlaps.
+        self.h2d_bytes += device.h2d_bytes;
+        self.h2d_busy_ms = self.h2d_busy_ms.max(device.h2d_busy_ms);
+        self.stream_chunk_points = self.stream_chunk_points.max(device.stream_chunk_points);
     }
 }
 
@@ -107,6 +125,14 @@ impl ProofTimings {
 pub struct LockSpan {
     pub acquired: std::time::Instant,
     pub released: std::time::Instant,
+}
+
+/// Whether the library keeps its notes off stderr (`GROTH16_C2_QUIET=1`).
+pub(crate) fn quiet() -> bool {
+    matches!(
+        std::env::var("GROTH16_C2_QUIET").as_deref(),
+        Ok("1" | "true" | "yes")
+    )
 }
 
 pub(crate) fn ms(d: Duration) -> f64 {

@@ -328,7 +328,8 @@ fn top_tables_match_the_cpu() {
 /// point-wise step and the inverse) against the separate kernels they replace (the plain
 /// inverse `ntt`, `ntt_coset` forward, `h_pointwise`, `ntt_coset` inverse), bit for bit: sizes
 /// that run the separate passes (2^11, 2^19) and the fused ones (2^20 and up), and 2^27 with
-/// the top pass's own table, as a proof of that size runs.
+/// the top pass's own table, as a proof of that size runs; and the point-wise step in two
+/// buffers (`a b`, then `- c`) as a streamed proof runs it.
 #[test]
 fn fused_h_sequences_match_the_separate_kernels() {
     if !gpu_or_skip("fused_h_sequences_match_the_separate_kernels") {
@@ -362,10 +363,25 @@ fn fused_h_sequences_match_the_separate_kernels() {
         let [a, b, c] = &mut separate[..] else {
             unreachable!("three vectors")
         };
-        h_pointwise(a, b, c, n, Scalar::ONE, &gpu.stream).unwrap();
+        h_pointwise(a, Some(&*b), Some(&*c), n, Scalar::ONE, &gpu.stream).unwrap();
         ntt_coset(a, true, &gpu.table, &coset, &gpu.stream).unwrap();
         let want = to_host(a, n, &gpu.stream);
         drop(separate);
+
+        // In two buffers, as a streamed proof runs it on a small card: a b, then c in b's place.
+        let mut two = upload();
+        for d in two.iter_mut() {
+            ntt_lde(d, &gpu.table, &coset, &gpu.stream).unwrap();
+        }
+        let [a, b, c] = &mut two[..] else {
+            unreachable!("three vectors")
+        };
+        h_pointwise(a, Some(&*b), None, n, Scalar::ONE, &gpu.stream).unwrap();
+        h_pointwise(a, None, Some(&*c), n, Scalar::ONE, &gpu.stream).unwrap();
+        ntt_coset(a, true, &gpu.table, &coset, &gpu.stream).unwrap();
+        let in_two = to_host(a, n, &gpu.stream);
+        drop(two);
+        assert!(in_two == want, "2^{lg}: the H step in two buffers differs");
 
         let mut fused = upload();
         for d in fused.iter_mut().take(2) {

@@ -9,6 +9,12 @@
 //! more, a batch of 4 spread over the GPUs (`gpu_index` -1) giving the same bytes as on GPU 0
 //! while both GPUs' circuit counters move.
 //!
+//! With the SRS streamed (the memory plans of `groth16_c2::backend::memory_plan`): every query
+//! streamed in small uneven chunks at 2^10 to 2^20, batches of 1 to 3 and two workers sharing a
+//! lock; a device-memory limit under which some queries stay resident and the others stream;
+//! a synthetic 2^24 partition under a 4 GiB limit, byte for byte as with the whole SRS
+//! resident; and a limit below the smallest plan, refused before any work.
+//!
 //! Needs a GPU; prints a SKIP line without one (the two-GPU test also without a second GPU).
 #![cfg(all(groth16_c2_cuda, feature = "bellpepper"))]
 
@@ -470,5 +476,333 @@ fn batch_spread_over_two_gpus() {
         delta.iter().sum::<u64>(),
         4,
         "the device sections of a batch of 4 (circuits per GPU: {delta:?})"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// The SRS streamed from host memory
+
+/// The device-memory settings of one streamed test, restored when dropped: the limit, the
+/// forced chunk length and whether any query may stay resident. Taken inside the GPU turn, so
+/// no other test's proof sees them.
+struct StreamSettings;
+
+impl StreamSettings {
+    fn set(limit: u64, chunk: Option<usize>, never_resident: bool) -> StreamSettings {
+        groth16_c2::settings::set_vram_limit(limit);
+        match chunk {
+            Some(c) => std::env::set_var("GROTH16_C2_STREAM_CHUNK", c.to_string()),
+            None => std::env::remove_var("GROTH16_C2_STREAM_CHUNK"),
+        }
+        if never_resident {
+            std::env::set_var("GROTH16_C2_SRS_RESIDENT", "never");
+        } else {
+            std::env::remove_var("GROTH16_C2_SRS_RESIDENT");
+        }
+        StreamSettings
+    }
+}
+
+impl Drop for StreamSettings {
+    fn drop(&mut self) {
+        groth16_c2::settings::set_vram_limit(0);
+        std::env::remove_var("GROTH16_C2_STREAM_CHUNK");
+        std::env::remove_var("GROTH16_C2_SRS_RESIDENT");
+    }
+}
+
+/// `start` + `finalize_timed` on the GPU with verification on; the proofs and the timings.
+fn prove_timed(
+    srs: &Srs,
+    witnesses: &[RecordedWitness],
+    r: &[Scalar],
+    s: &[Scalar],
+    gpu_index: i32,
+    lock: Option<&groth16_c2::GpuLock>,
+) -> groth16_c2::Result<(Vec<Proof>, groth16_c2::ProofTimings)> {
+    let w: Vec<_> = witnesses.iter().map(|w| w.witness()).collect();
+    let options = ProveOptions {
+        lock,
+        gpu_index,
+        backend: Some(&CudaBackend),
+        ..Default::default()
+    };
+    groth16_c2::start(srs, &w, r, s, options).and_then(|p| p.finalize_timed())
+}
+
+/// A chunk length that divides none of the queries: a power of two past an eighth of the
+/// domain, plus 65 (rounded up to 128 points more by the plan).
+fn uneven_chunk(log_n: u32) -> usize {
+    (1usize << (log_n - 3).max(6)) + 65
+}
+
+fn streamed_size(test: &str, log_n: u32) {
+    if !gpu_or_skip(test) {
+        return;
+    }
+    if log_n > max_log_n() {
+        say(&format!(
+            "SKIP {test}: GROTH16_C2_GPU_PROVE_MAX_LOG_N is {}",
+            max_log_n()
+        ));
+        return;
+    }
+    let (params, srs) = porep_params(log_n);
+    let circuits: Vec<PorepShapedCircuit> = (0..3)
+        .map(|i| PorepShapedCircuit::new(log_n, Some(3000 * log_n as u64 + i)))
+        .collect();
+    let witnesses: Vec<RecordedWitness> = circuits.iter().cloned().map(record).collect();
+    let (r, s) = (
+        random_scalars(3, 300 + log_n as u64),
+        random_scalars(3, 400),
+    );
+    let want = oracle(&params, &srs, &circuits, &witnesses, &r, &s);
+    let chunk = uneven_chunk(log_n);
+    let _turn = gpu_turn();
+    let _settings = StreamSettings::set(0, Some(chunk), true);
+    for g2_on_gpu in [true, false] {
+        groth16_c2::settings::set_g2_tail_on_gpu(g2_on_gpu);
+        for batch in 1..=3 {
+            for gpu_index in [0, -1] {
+                let (got, t) = prove_timed(
+                    &srs,
+                    &witnesses[..batch],
+                    &r[..batch],
+                    &s[..batch],
+                    gpu_index,
+                    None,
+                )
+                .unwrap_or_else(|e| panic!("streamed 2^{log_n}, batch of {batch}: {e}"));
+                let what = format!(
+                    "2^{log_n} streamed in chunks of {chunk} points, G2 tail on the {}, batch of \
+                     {batch}, gpu_index {gpu_index}",
+                    if g2_on_gpu { "GPU" } else { "CPU" }
+                );
+                check(&what, &srs, &got, &want, &witnesses);
+                assert_eq!(
+                    t.stream_chunk_points as usize,
+                    chunk.next_multiple_of(64),
+                    "{what}: the timings name the chunk"
+                );
+                // Every point of the SRS crossed at least once (H once per circuit).
+                let srs_bytes = (srs.h.len() * batch + srs.l.len() + srs.a.len() + srs.b_g1.len())
+                    * 96
+                    + srs.b_g2.len() * 192;
+                assert!(
+                    t.h2d_bytes as usize >= srs_bytes * 9 / 10,
+                    "{what}: {} bytes up, the SRS alone is {srs_bytes}",
+                    t.h2d_bytes
+                );
+                assert!(t.h2d_busy_ms > 0.0, "{what}: no copy time");
+            }
+        }
+    }
+    groth16_c2::settings::set_g2_tail_on_gpu(true);
+}
+
+#[test]
+fn streamed_proofs_2_10() {
+    streamed_size("streamed_proofs_2_10", 10);
+}
+
+#[test]
+fn streamed_proofs_2_12() {
+    streamed_size("streamed_proofs_2_12", 12);
+}
+
+#[test]
+fn streamed_proofs_2_16() {
+    streamed_size("streamed_proofs_2_16", 16);
+}
+
+#[test]
+fn streamed_proofs_2_20() {
+    streamed_size("streamed_proofs_2_20", 20);
+}
+
+/// Under a limit that keeps some queries resident and streams the others, the proofs are the
+/// same and the timings say what streamed.
+#[test]
+fn streamed_proofs_under_a_limit_keep_what_fits() {
+    use groth16_c2::backend::memory_plan::{self, PlanRequest, ProofShape, Residency};
+    if !gpu_or_skip("streamed_proofs_under_a_limit_keep_what_fits") {
+        return;
+    }
+    let log_n = 16.min(max_log_n());
+    let (params, srs) = porep_params(log_n);
+    let circuits: Vec<PorepShapedCircuit> = (0..2)
+        .map(|i| PorepShapedCircuit::new(log_n, Some(5000 + i)))
+        .collect();
+    let witnesses: Vec<RecordedWitness> = circuits.iter().cloned().map(record).collect();
+    let (r, s) = (random_scalars(2, 501), random_scalars(2, 502));
+    let want = oracle(&params, &srs, &circuits, &witnesses, &r, &s);
+    // The smallest budget whose plan keeps a query resident and streams another.
+    let shape = ProofShape::of(&srs);
+    let request = |budget: usize| PlanRequest {
+        shape,
+        budget,
+        residency: Residency::Auto,
+        g2_tail_on_gpu: true,
+        chunk_points: None,
+        resident_working: usize::MAX / 4,
+        msm_code: 0,
+    };
+    let lo = memory_plan::minimum_bytes(&request(0));
+    let plan = (0..4096)
+        .map(|k| lo + k * (1 << 20))
+        .filter_map(|b| memory_plan::plan(&request(b)).ok())
+        .find(|p| !p.resident().is_empty() && !p.streamed().is_empty())
+        .expect("a budget with both resident and streamed queries");
+    say(&format!("gpu_prove: limit {} bytes: {plan}", plan.budget));
+    let _turn = gpu_turn();
+    let _settings = StreamSettings::set(plan.budget as u64, None, false);
+    for batch in 1..=2 {
+        let (got, t) = prove_timed(&srs, &witnesses[..batch], &r[..batch], &s[..batch], 0, None)
+            .unwrap_or_else(|e| panic!("under the limit, batch of {batch}: {e}"));
+        check(
+            &format!("{plan}, batch of {batch}"),
+            &srs,
+            &got,
+            &want,
+            &witnesses,
+        );
+        assert_eq!(t.stream_chunk_points as usize, plan.chunk_points());
+        assert!(t.h2d_bytes as usize >= plan.streamed_bytes());
+    }
+    let peak = groth16_c2::backend::cuda::runtime::VRAM_BY_DEVICE[0].peak();
+    say(&format!(
+        "gpu_prove: device peak {peak} bytes under a limit of {}",
+        plan.budget
+    ));
+}
+
+/// Two workers sharing one lock, each proving one partition per call as Curio's engine does,
+/// with every query streamed.
+#[test]
+fn streamed_proofs_two_workers() {
+    if !gpu_or_skip("streamed_proofs_two_workers") {
+        return;
+    }
+    let log_n = 12.min(max_log_n());
+    let (params, srs) = porep_params(log_n);
+    let circuits: Vec<PorepShapedCircuit> = (0..4)
+        .map(|i| PorepShapedCircuit::new(log_n, Some(6000 + i)))
+        .collect();
+    let witnesses: Vec<RecordedWitness> = circuits.iter().cloned().map(record).collect();
+    let (r, s) = (random_scalars(4, 601), random_scalars(4, 602));
+    let want = oracle(&params, &srs, &circuits, &witnesses, &r, &s);
+    let _turn = gpu_turn();
+    let _settings = StreamSettings::set(0, Some(uneven_chunk(log_n)), true);
+    let lock = groth16_c2::GpuLock::new();
+    let got: Vec<(usize, Proof)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..2)
+            .map(|w| {
+                let (srs, witnesses, r, s, lock) = (&srs, &witnesses, &r, &s, &lock);
+                scope.spawn(move || {
+                    (0..2)
+                        .map(|k| {
+                            let i = 2 * w + k;
+                            let (p, _) = prove_timed(
+                                srs,
+                                &witnesses[i..=i],
+                                &r[i..=i],
+                                &s[i..=i],
+                                0,
+                                Some(lock),
+                            )
+                            .unwrap_or_else(|e| panic!("worker {w}, circuit {i}: {e}"));
+                            (i, p[0])
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect()
+    });
+    for (i, p) in got {
+        assert!(
+            p == want.cpu[i],
+            "worker proof of circuit {i} differs from the CPU's"
+        );
+        assert_eq!(proof_bytes(&to_bellperson(&p)), want.bellperson[i]);
+    }
+}
+
+/// A synthetic 2^24 partition proved under a 4 GiB limit gives the bytes the whole SRS resident
+/// gives (the synthetic SRS is no real setup: the proofs are compared, not verified).
+#[test]
+fn streamed_2_24_under_4_gib() {
+    use groth16_c2::synthetic_partition::{synthetic_srs, PartitionShape, SyntheticPartition};
+    if !gpu_or_skip("streamed_2_24_under_4_gib") {
+        return;
+    }
+    if max_log_n() < 24 && std::env::var("GROTH16_C2_GPU_PROVE_MAX_LOG_N").is_ok() {
+        say("SKIP streamed_2_24_under_4_gib: GROTH16_C2_GPU_PROVE_MAX_LOG_N is below 24");
+        return;
+    }
+    let partition = SyntheticPartition::generate(&PartitionShape::porep(24));
+    let srs = synthetic_srs(&partition);
+    let w = [partition.witness()];
+    let (r, s) = (random_scalars(1, 2401), random_scalars(1, 2402));
+    let options = ProveOptions {
+        backend: Some(&CudaBackend),
+        verify: Some(false),
+        ..Default::default()
+    };
+    let prove = || {
+        groth16_c2::start(&srs, &w, &r, &s, options)
+            .and_then(|p| p.finalize_timed())
+            .unwrap_or_else(|e| panic!("2^24: {e}"))
+    };
+    let _turn = gpu_turn();
+    let (resident, _) = prove();
+    let _settings = StreamSettings::set(4 << 30, None, false);
+    groth16_c2::backend::cuda::runtime::VRAM_BY_DEVICE[0].reset_peak();
+    let (streamed, t) = prove();
+    let peak = groth16_c2::backend::cuda::runtime::VRAM_BY_DEVICE[0].peak();
+    say(&format!(
+        "gpu_prove: 2^24 under 4 GiB: gpu_total {:.0} ms, {:.2} GB up, device peak {:.2} GiB",
+        t.gpu_total_ms,
+        t.h2d_bytes as f64 / 1e9,
+        peak as f64 / (1u64 << 30) as f64
+    ));
+    assert_eq!(
+        streamed, resident,
+        "2^24: streamed under 4 GiB differs from resident"
+    );
+    assert!(t.stream_chunk_points > 0, "2^24 under 4 GiB did not stream");
+    assert!(peak <= 4 << 30, "2^24 under 4 GiB held {peak} bytes");
+}
+
+/// A limit below the smallest plan fails the call at once, naming the minimum, before any
+/// device section runs.
+#[test]
+fn a_limit_below_the_smallest_plan_is_refused() {
+    if !gpu_or_skip("a_limit_below_the_smallest_plan_is_refused") {
+        return;
+    }
+    let log_n = 16.min(max_log_n());
+    let (_, srs) = porep_params(log_n);
+    let circuit = PorepShapedCircuit::new(log_n, Some(7));
+    let witnesses = [record(circuit)];
+    let (r, s) = (random_scalars(1, 8), random_scalars(1, 9));
+    let _turn = gpu_turn();
+    let _settings = StreamSettings::set(1 << 20, None, false);
+    let before = circuits_proved(0);
+    let t = std::time::Instant::now();
+    let e = prove_timed(&srs, &witnesses, &r, &s, 0, None).unwrap_err();
+    let msg = e.to_string();
+    assert!(
+        msg.contains("needs at least") && msg.contains("GROTH16_C2_VRAM_LIMIT"),
+        "{msg}"
+    );
+    assert_eq!(circuits_proved(0), before, "a device section ran");
+    assert!(
+        t.elapsed().as_secs() < 5,
+        "refused only after {:?}",
+        t.elapsed()
     );
 }

@@ -28,7 +28,7 @@ use crate::common::{fail, median, Flags};
 use crate::process::{pin_inputs, witness_bytes};
 
 const USAGE: &str = "bench --proofs 8 [--jobs 2] [--workers 1,2] [--log-n 20] [--gpus N] \
-    [--ones-share 0.92] [--timeline 4] [--g2-tail cpu,gpu] [--pinned-inputs]";
+    [--ones-share 0.92] [--timeline 4] [--g2-tail cpu,gpu] [--pinned-inputs] [--vram-limit 16G]";
 
 /// Proofs when `--proofs` is given without a value.
 const DEFAULT_PROOFS: usize = 8;
@@ -184,6 +184,13 @@ fn options(flags: &mut Flags) -> Options {
             .collect(),
         pinned_inputs: flags.switch("--pinned-inputs"),
     };
+    // The device-memory limit a smaller card would impose: the SRS then streams.
+    if let Some(limit) = flags.value("--vram-limit") {
+        match groth16_c2::host_memory::parse_bytes(&limit) {
+            Ok(bytes) => groth16_c2::settings::set_vram_limit(bytes),
+            Err(e) => fail(&format!("--vram-limit: {e}")),
+        }
+    }
     if o.proofs == 0 || o.jobs == 0 || o.gpus == 0 || o.workers.contains(&0) {
         fail(&format!(
             "need --proofs, --jobs, --gpus, --workers >= 1\nusage: {USAGE}"
@@ -533,6 +540,17 @@ fn print_stages(records: &[&Record]) {
             median_of(records, |t| t.stages()[i].1)
         );
     }
+    println!(
+        "  {:<18} {:>10.1}",
+        "h2d_busy_ms",
+        median_of(records, |t| t.h2d_busy_ms)
+    );
+    println!(
+        "  {:<18} {:>10.2} (chunks of {} points; 0: the whole SRS resident)",
+        "h2d GB",
+        median_of(records, |t| t.h2d_bytes as f64 / 1e9),
+        first.t.stream_chunk_points
+    );
 }
 
 fn print_worker_waits(records: &[&Record], workers: usize) {

@@ -29,6 +29,14 @@
 //! `bench --proofs 8 [--jobs 2] [--workers 1,2] [--log-n 20] [--gpus N] [--ones-share 0.92]
 //! [--timeline 4] [--g2-tail cpu,gpu] [--pinned-inputs]`
 //!
+//! `--plan` prints the memory plan a proof would take on cards of the given free memory (what
+//! stays on the GPU, what streams from host memory), without a GPU (`plan.rs`):
+//!
+//! `bench --plan [--log-n 24,26,27] [--free 10G,11G,16G,24G,48G,80G]`
+//!
+//! `--partition` and `--proofs` take `--vram-limit 16G`: the library then holds at most that
+//! much device memory, as on a card of that size, and streams what does not fit.
+//!
 //! `process.rs` holds what the benches share: re-running this binary as a child, reading its
 //! peak RSS, parsing `--log-n` lists; `../common/mod.rs` what all examples share.
 
@@ -37,6 +45,7 @@ mod common;
 mod cpu_compare;
 mod interlock;
 mod partition;
+mod plan;
 mod process;
 
 use std::path::PathBuf;
@@ -47,6 +56,7 @@ use process::parse_sizes;
 const USAGE: &str = concat!(
     "bench [--log-n 14,15,16,17,18] [--batch 1] [--runs 3] [--params-dir params-cache]\n",
     "       bench --partition ... (see the file's doc comment)\n",
+    "       bench --plan [--log-n 24,26,27] [--free 10G,11G,16G,24G,48G,80G]\n",
     "       bench --proofs 8 [--jobs 2] [--workers 1,2] [--log-n 20] [--gpus N] ",
     "[--ones-share 0.92] [--timeline 4] [--g2-tail cpu,gpu] [--pinned-inputs]"
 );
@@ -55,6 +65,9 @@ fn main() {
     let mut flags = Flags::from_env();
     if flags.switch("--partition") {
         return partition::main(flags);
+    }
+    if flags.switch("--plan") {
+        return plan::main(flags);
     }
     if std::env::args().any(|a| a == "--proofs") {
         return interlock::main(flags);

@@ -33,7 +33,7 @@ use crate::process::{parse_sizes, peak_rss_kb, pin_inputs, run_self, self_comman
 
 const USAGE: &str = "bench --partition [--log-n 16,18] [--runs 3] [--batch 1] \
     [--share-witness] [--pinned-inputs] [--ones-share 0.92] [--srs memory|file] [--compare-cpu] [--cpu-runs 1] \
-    [--params-dir params-cache]";
+    [--params-dir params-cache] [--vram-limit 16G]";
 
 /// The largest size benched through a params file (about 360 bytes per domain element:
 /// 6 GB at 2^24). Larger SRSs are built in memory, sparing the GPU machine's disk.
@@ -57,6 +57,8 @@ struct Options {
     compare_cpu: bool,
     cpu_runs: usize,
     dir: PathBuf,
+    /// The children's device-memory limit (`GROTH16_C2_VRAM_LIMIT`).
+    vram_limit: Option<String>,
 }
 
 pub fn main(mut flags: Flags) {
@@ -76,8 +78,14 @@ pub fn main(mut flags: Flags) {
         compare_cpu: flags.switch("--compare-cpu"),
         cpu_runs: flags.parse("--cpu-runs", 1),
         dir: PathBuf::from(flags.parse("--params-dir", DEFAULT_PARAMS_DIR.to_string())),
+        vram_limit: flags.value("--vram-limit"),
     };
     flags.finish(USAGE);
+    if let Some(limit) = &o.vram_limit {
+        if let Err(e) = groth16_c2::host_memory::parse_bytes(limit) {
+            fail(&format!("--vram-limit: {e}"));
+        }
+    }
     check(&sizes, &o);
     if child {
         child_main(sizes[0], &o);
@@ -139,6 +147,8 @@ struct Report {
     /// The witnesses' bytes (distinct partitions), and the library's peak reservation.
     inputs_mib: f64,
     lib_peak_mib: f64,
+    /// G1 points per streamed chunk (0: the whole SRS resident).
+    chunk_points: u64,
 }
 
 impl Report {
@@ -215,8 +225,8 @@ fn print_summary(rows: &[(u32, Report, Option<Report>)], o: &Options) {
         "peak MiB"
     );
     print!(
-        " {:>9} {:>12} {:>6} {:>10} {:>8}",
-        "SRS MiB", "VRAM-SRS MiB", "held%", "beyond MiB", "lib MiB"
+        " {:>9} {:>12} {:>6} {:>10} {:>8} {:>9} {:>10} {:>8}",
+        "SRS MiB", "VRAM MiB", "held%", "beyond MiB", "lib MiB", "GB up/c", "up busy ms", "chunk"
     );
     if o.compare_cpu {
         print!(" {:>10} {:>8} {:>9}", "cpu ms", "cpu/ours", "identical");
@@ -238,15 +248,23 @@ fn print_summary(rows: &[(u32, Report, Option<Report>)], o: &Options) {
             o.batch as f64 * 1e3 / total,
             r.peak_kb as f64 / 1024.0
         );
-        let beyond = r
-            .vram_peak_mib
-            .map_or("-".into(), |v| format!("{:.0}", v - r.srs_mib));
+        let beyond = r.vram_peak_mib.map_or("-".into(), |v| format!("{v:.0}"));
         print!(" {:>9.0} {beyond:>12}", r.srs_mib);
         print!(
             " {:>6.1} {:>10.0} {:>8.0}",
             100.0 * r.median("gpu_total_ms") / total,
             r.peak_kb as f64 / 1024.0 - r.srs_mib - r.inputs_mib,
             r.lib_peak_mib
+        );
+        print!(
+            " {:>9.2} {:>10.1} {:>8}",
+            r.median("h2d_mb") / 1e3 / o.batch as f64,
+            r.median("h2d_busy_ms"),
+            if r.chunk_points == 0 {
+                "resident".to_string()
+            } else {
+                format!("2^{:.1}", (r.chunk_points as f64).log2())
+            }
         );
         if let Some(c) = cpu {
             let cpu_total = c.median("total_ms");
@@ -262,10 +280,12 @@ fn print_summary(rows: &[(u32, Report, Option<Report>)], o: &Options) {
     println!(
         "(tail%: aux values neither 0 nor 1; gen s: generating the partition(s); srs s: \
          building the SRS in memory or loading the file; total ms: median prove call, \
-         start to finalize; peak MiB: the child's peak RSS, SRS included; VRAM-SRS MiB: peak \
-         device memory beyond the SRS's own size; held%: GPU lock held / call; beyond MiB: \
+         start to finalize; peak MiB: the child's peak RSS, SRS included; VRAM MiB: the peak \
+         device memory the library held; held%: GPU lock held / call; beyond MiB: \
          peak RSS minus the SRS and the witnesses; lib MiB: the library's peak reservation for \
-         circuits in flight)"
+         circuits in flight; GB up/c: host-to-device bytes per circuit; up busy ms: the copy \
+         streams' busy time per call; chunk: G1 points per streamed chunk of the SRS, or \
+         resident)"
     );
 }
 
@@ -349,6 +369,9 @@ fn run_child(log_n: u32, o: &Options, cpu: bool) -> Report {
     if o.pinned_inputs {
         child.arg("--pinned-inputs");
     }
+    if let Some(limit) = &o.vram_limit {
+        child.env("GROTH16_C2_VRAM_LIMIT", limit);
+    }
     if cpu {
         child
             .env("GROTH16_C2_BACKEND", "cpu")
@@ -390,6 +413,7 @@ fn parse_report(stdout: &str) -> Report {
             Some("srs_mib") => r.srs_mib = num(1),
             Some("inputs_mib") => r.inputs_mib = num(1),
             Some("lib_peak_mib") => r.lib_peak_mib = num(1),
+            Some("chunk_points") => r.chunk_points = num(1) as u64,
             _ => {}
         }
     }
@@ -460,6 +484,9 @@ fn child_main(log_n: u32, o: &Options) {
         for (name, v) in timings.stages() {
             println!("stage {name} {v}");
         }
+        println!("stage h2d_busy_ms {}", timings.h2d_busy_ms);
+        println!("stage h2d_mb {}", timings.h2d_bytes as f64 / 1e6);
+        println!("chunk_points {}", timings.stream_chunk_points);
         proofs = p;
     }
     println!("backend {}", groth16_c2::backend_name());

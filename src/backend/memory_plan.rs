@@ -191,6 +191,9 @@ pub struct PlanRequest {
     /// Device bytes the all-resident path needs for one proof beside the SRS and the tables
     /// (its `a, b, c`, workspace and inputs): [`resident_working_bytes`].
     pub resident_working: usize,
+    /// The MSM launcher's strategy code proofs run with (0: the default strategy and window),
+    /// which sizes the MSM workspace.
+    pub msm_code: i32,
 }
 
 /// Where a streamed proof's buffers lie in its one device allocation (the arena). The H step's
@@ -516,9 +519,9 @@ pub(crate) fn arena_layout(
     let h = shape.points(Query::H);
     // The H MSM: over the resident query at once, else chunk by chunk.
     let h_ws = if resident.contains(Query::H) {
-        kernel_sizes::msm_workspace(Curve::G1, h, 0)
+        kernel_sizes::msm_workspace(Curve::G1, h, req.msm_code)
     } else {
-        kernel_sizes::msm_workspace(Curve::G1, h.min(chunk), 0)
+        kernel_sizes::msm_workspace(Curve::G1, h.min(chunk), req.msm_code)
     };
     // The other queries go chunk by chunk, resident or not: a chunk's batch addition and its
     // tail MSM (at most one scalar per point).
@@ -528,7 +531,7 @@ pub(crate) fn arena_layout(
         let m = shape.points(q).min(chunk_for(curve, chunk));
         ws = ws.max(kernel_sizes::batch_add_workspace(curve, m));
         if curve == Curve::G1 || req.g2_tail_on_gpu {
-            ws = ws.max(kernel_sizes::msm_workspace(curve, m, 0));
+            ws = ws.max(kernel_sizes::msm_workspace(curve, m, req.msm_code));
         }
     }
     // A slot holds one chunk of the longest streamed query, a side buffer one circuit's slices

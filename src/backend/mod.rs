@@ -8,8 +8,11 @@ pub mod cpu;
 /// cbindgen:ignore
 #[cfg(groth16_c2_cuda)]
 pub mod cuda;
+/// cbindgen:ignore
 pub mod kernel_sizes;
+/// cbindgen:ignore
 pub mod memory_plan;
+/// cbindgen:ignore
 #[cfg_attr(not(groth16_c2_cuda), allow(dead_code))]
 pub(crate) mod streaming;
 
@@ -40,6 +43,81 @@ pub struct DeviceResults {
 /// One circuit's host preparation, made before its device section (see
 /// [`Backend::prepare_circuit`]).
 pub type CircuitPrep = Box<dyn std::any::Any + Send + Sync>;
+
+/// Circuits of one call whose device work runs as a unit on one device: a GPU backend that
+/// streams the SRS queues each circuit's H step as it comes and then passes over every other
+/// query once for all of them, so that each chunk of points crosses PCIe once per group.
+pub trait DeviceGroup {
+    /// Circuits the group takes before [`finish`](Self::finish) (at least 1).
+    fn capacity(&self) -> usize;
+
+    /// Adds circuit `index`. Its device work is queued, or done; the caller's `a, b, c` are not
+    /// read after this returns. `prep` is dropped as soon as the group no longer needs it.
+    fn add(
+        &mut self,
+        index: usize,
+        w: &Witness,
+        split: CircuitSplit,
+        prep: Option<CircuitPrep>,
+        timings: &mut ProofTimings,
+    ) -> Result<()>;
+
+    /// Completes every added circuit's device work: their results in the order added, each with
+    /// its index and split.
+    fn finish(
+        self: Box<Self>,
+        timings: &mut ProofTimings,
+    ) -> Result<Vec<(usize, DeviceResults, CircuitSplit)>>;
+}
+
+/// The group of a backend that runs each circuit's device section on its own.
+pub struct OneByOne<'a, B: Backend + ?Sized> {
+    backend: &'a B,
+    device: usize,
+    srs: &'a Srs,
+    done: Option<(usize, DeviceResults, CircuitSplit)>,
+}
+
+impl<'a, B: Backend + ?Sized> OneByOne<'a, B> {
+    pub fn new(backend: &'a B, device: usize, srs: &'a Srs) -> Self {
+        OneByOne {
+            backend,
+            device,
+            srs,
+            done: None,
+        }
+    }
+}
+
+impl<B: Backend + ?Sized> DeviceGroup for OneByOne<'_, B> {
+    fn capacity(&self) -> usize {
+        1
+    }
+
+    fn add(
+        &mut self,
+        index: usize,
+        w: &Witness,
+        split: CircuitSplit,
+        prep: Option<CircuitPrep>,
+        timings: &mut ProofTimings,
+    ) -> Result<()> {
+        let results =
+            self.backend
+                .device_section(self.device, self.srs, w, &split, prep.as_ref(), timings);
+        // The staging goes back to its pool now: the next circuit's preparation takes it.
+        drop(prep);
+        self.done = Some((index, results?, split));
+        Ok(())
+    }
+
+    fn finish(
+        self: Box<Self>,
+        _timings: &mut ProofTimings,
+    ) -> Result<Vec<(usize, DeviceResults, CircuitSplit)>> {
+        Ok(self.done.into_iter().collect())
+    }
+}
 
 /// The heavy operations of one proof.
 pub trait Backend: Send + Sync {
@@ -81,6 +159,27 @@ pub trait Backend: Send + Sync {
     ) -> Result<Option<CircuitPrep>> {
         let _ = (w, split, device);
         Ok(None)
+    }
+
+    /// Fails, before any work, when proofs over `srs` can never fit `device` (a GPU backend:
+    /// too little device memory even with the SRS streamed).
+    fn check_fits(&self, device: usize, srs: &Srs) -> Result<()> {
+        let _ = (device, srs);
+        Ok(())
+    }
+
+    /// Opens a group for up to `circuits` circuits of a call on `device` (see [`DeviceGroup`]),
+    /// once the first of them is split (`first`). The default runs each circuit's
+    /// [`device_section`](Self::device_section) on its own.
+    fn open_group<'a>(
+        &'a self,
+        device: usize,
+        srs: &'a Srs,
+        circuits: usize,
+        first: &CircuitSplit,
+    ) -> Result<Box<dyn DeviceGroup + 'a>> {
+        let _ = (circuits, first);
+        Ok(Box::new(OneByOne::new(self, device, srs)))
     }
 
     /// Everything one circuit needs from the device, on `device`; adds its stage times to
@@ -239,10 +338,7 @@ pub(crate) fn announce(backend: &dyn Backend) {
     if said.swap(true, Ordering::Relaxed) {
         return;
     }
-    if matches!(
-        std::env::var("GROTH16_C2_QUIET").as_deref(),
-        Ok("1" | "true" | "yes")
-    ) {
+    if crate::telemetry::quiet() {
         return;
     }
     eprintln!(

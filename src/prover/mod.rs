@@ -137,6 +137,11 @@ fn start_batch(
     crate::backend::announce(backend);
     check_request(srs, witnesses, r_s, s_s)?;
     let devices = plan_devices(backend, witnesses.len(), options.gpu_index)?;
+    let mut used_devices = devices.clone();
+    used_devices.dedup();
+    for &d in &used_devices {
+        backend.check_fits(d, srs)?;
+    }
 
     // Each device runs its own pipeline over its circuits, in batch order.
     let mut used: Vec<usize> = devices.clone();

@@ -18,7 +18,7 @@ use parking_lot::Mutex;
 
 use super::split::{split_circuit, CircuitSplit};
 use crate::assignment::Witness;
-use crate::backend::{Backend, CircuitPrep, DeviceResults};
+use crate::backend::{Backend, CircuitPrep, DeviceGroup, DeviceResults};
 use crate::error::{panic_message, Error, Result};
 use crate::host_memory::Reservation;
 use crate::lock::GpuLock;
@@ -188,33 +188,13 @@ pub(super) fn run_device<T: Send>(
         }))
         .unwrap_or_else(|p| Err(Error::Panic(panic_message(p))))
     };
-    let mut out = Vec::with_capacity(circuits.len());
-    let mut section = |index: usize, p: Prepared, timings: &mut ProofTimings| -> Result<()> {
-        timings.split_vectors_ms += p.split_ms;
-        timings.prep_msm_ms += p.prep_ms;
-        let Prepared {
-            split,
-            prep,
-            _reserved,
-            ..
-        } = p;
-        let w = &job.witnesses[index];
-        let results =
-            job.backend
-                .device_section(device, job.srs, w, &split, prep.as_ref(), timings);
-        // The staging goes back to its pool now: the next circuit's preparation takes it.
-        drop(prep);
-        let results = results?;
-        out.push((
-            index,
-            done(DeviceDone {
-                index,
-                results,
-                split,
-            }),
-        ));
-        drop(_reserved);
-        Ok(())
+    let mut groups = Groups {
+        job,
+        device,
+        left: circuits.len(),
+        open: None,
+        out: Vec::with_capacity(circuits.len()),
+        done,
     };
 
     if let [index] = *circuits {
@@ -222,9 +202,9 @@ pub(super) fn run_device<T: Send>(
         let p = prepare(index)?;
         gate.enter();
         inside.store(true, Ordering::SeqCst);
-        section(index, p, timings)?;
+        groups.section(index, p, timings)?;
         drop(participant);
-        return Ok(out);
+        return Ok(groups.out);
     }
 
     std::thread::scope(|scope| -> Result<()> {
@@ -263,13 +243,69 @@ pub(super) fn run_device<T: Send>(
                 inside.store(true, Ordering::SeqCst);
                 entered = true;
             }
-            section(index, p, timings)?;
+            groups.section(index, p, timings)?;
             let _ = token_back.send(());
         }
         Ok(())
     })?;
     drop(participant);
-    Ok(out)
+    Ok(groups.out)
+}
+
+/// A device pipeline's circuits going through the backend's groups (see
+/// [`crate::backend::DeviceGroup`]): each group is opened by its first circuit and finished by
+/// its last, whose results then go to `done`.
+struct Groups<'j, 'r, 'd, T> {
+    job: &'j Job<'j>,
+    device: usize,
+    /// Circuits not yet added to a group.
+    left: usize,
+    /// The open group and the host-memory reservations of its circuits, held until it finishes.
+    open: Option<(Box<dyn DeviceGroup + 'j>, Vec<OwnReservation<'r>>)>,
+    out: Vec<(usize, T)>,
+    done: &'d (dyn Fn(DeviceDone) -> T + Sync),
+}
+
+impl<'j, 'r, T> Groups<'j, 'r, '_, T> {
+    /// Adds one prepared circuit to the open group (opening one first if needed), and finishes
+    /// the group when it is full or this was the last circuit.
+    fn section(&mut self, index: usize, p: Prepared<'r>, timings: &mut ProofTimings) -> Result<()> {
+        timings.split_vectors_ms += p.split_ms;
+        timings.prep_msm_ms += p.prep_ms;
+        let Prepared {
+            split,
+            prep,
+            _reserved,
+            ..
+        } = p;
+        if self.open.is_none() {
+            let job = self.job;
+            let group = job
+                .backend
+                .open_group(self.device, job.srs, self.left, &split)?;
+            self.open = Some((group, Vec::new()));
+        }
+        let (group, held) = self.open.as_mut().expect("opened above");
+        let w = &self.job.witnesses[index];
+        group.add(index, w, split, prep, timings)?;
+        held.push(_reserved);
+        self.left -= 1;
+        if held.len() >= group.capacity() || self.left == 0 {
+            let (group, held) = self.open.take().expect("open");
+            for (index, results, split) in group.finish(timings)? {
+                self.out.push((
+                    index,
+                    (self.done)(DeviceDone {
+                        index,
+                        results,
+                        split,
+                    }),
+                ));
+            }
+            drop(held);
+        }
+        Ok(())
+    }
 }
 
 /// Splits and stages one circuit, inside the host-memory budget.

@@ -11,21 +11,54 @@ use once_cell::sync::OnceCell;
 use parking_lot::{Mutex, MutexGuard};
 
 use super::kernels::{CosetTable, NttTable};
-use super::resident::DeviceSrs;
-use super::runtime::{device_count, memory_info, set_device, DeviceBuffer, Stream};
+use super::resident::{DeviceSrs, ResidentQueries};
+use super::runtime::{device_count, memory_info, set_device, vram_held, DeviceBuffer, Stream};
+use crate::backend::memory_plan::MemoryPlan;
 use crate::error::{Error, Result};
+use crate::srs::{Srs, WeakSrs};
 
 pub struct DeviceState {
     pub index: usize,
     pub compute: Stream,
     pub copy: Stream,
+    /// A streamed section's per-circuit slices (bitmaps, tails), apart from the points.
+    pub side: Stream,
     pub table: Option<NttTable>,
     /// The H step's coset tables, one per domain size seen that folds them.
     pub coset: Vec<CosetTable>,
     pub abc: Vec<DeviceBuffer<Scalar>>,
     pub scratch: Scratch,
-    /// The SRS kept on this device between proofs (one at a time).
+    /// The SRS kept on this device between proofs (one at a time), under an all-resident plan.
     pub srs: Option<DeviceSrs>,
+    /// The memory plan in force, and what it was made for.
+    pub plan: Option<PlannedFor>,
+    /// Under a streamed plan: the queries it keeps resident, and its working memory.
+    pub partial: Option<ResidentQueries>,
+    pub arena: Option<DeviceBuffer<u8>>,
+}
+
+/// A memory plan and what it was made for: one SRS, and the settings that size it.
+pub struct PlannedFor {
+    pub srs: WeakSrs,
+    pub key: PlanKey,
+    pub plan: MemoryPlan,
+}
+
+/// The settings a plan depends on besides the SRS.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlanKey {
+    pub limit: u64,
+    pub residency: crate::backend::memory_plan::Residency,
+    pub g2_tail_on_gpu: bool,
+    pub chunk_points: Option<usize>,
+    pub msm_code: i32,
+}
+
+impl PlannedFor {
+    /// Whether this is the plan for `srs` under `key`.
+    pub fn is_for(&self, srs: &Srs, key: &PlanKey) -> bool {
+        self.key == *key && self.srs.upgrade().is_some_and(|s| s.ptr_eq(srs))
+    }
 }
 
 /// Circuits whose device section ran on each device, for reports and multi-GPU tests.
@@ -77,11 +110,15 @@ impl DeviceState {
             index,
             compute: Stream::new()?,
             copy: Stream::new()?,
+            side: Stream::new()?,
             table: None,
             coset: Vec::new(),
             abc: Vec::new(),
             scratch: Scratch::default(),
             srs: None,
+            plan: None,
+            partial: None,
+            arena: None,
         })
     }
 
@@ -133,7 +170,44 @@ impl DeviceState {
 }
 
 /// Free VRAM kept beyond a proof's estimated allocations (the NTT table, allocator slack).
-const HEADROOM_BYTES: usize = 512 << 20;
+pub const HEADROOM_BYTES: usize = 512 << 20;
+
+/// Device bytes this process may still take on `device` now: its free memory, within the
+/// host's limit (`GROTH16_C2_VRAM_LIMIT`) on what the library holds there.
+pub fn available_bytes(device: usize) -> Result<usize> {
+    let (free, _) = memory_info()?;
+    Ok(within_limit(free, device))
+}
+
+fn within_limit(free: usize, device: usize) -> usize {
+    match crate::settings::vram_limit() as usize {
+        0 => free,
+        limit => free.min(limit.saturating_sub(vram_held(device))),
+    }
+}
+
+/// The device memory a plan on `device` may use: what this process holds there and what is
+/// free, less the headroom, within the limit.
+pub fn plan_budget(device: usize) -> Result<usize> {
+    let (free, _) = memory_info()?;
+    let room = (free + vram_held(device)).saturating_sub(HEADROOM_BYTES);
+    Ok(match crate::settings::vram_limit() as usize {
+        0 => room,
+        limit => room.min(limit),
+    })
+}
+
+/// The most device memory a plan on `device` could ever have: the card's memory less the
+/// headroom, within the limit.
+pub fn plan_ceiling(device: usize) -> Result<usize> {
+    let _ = device;
+    let (_, total) = memory_info()?;
+    let most = total.saturating_sub(HEADROOM_BYTES);
+    Ok(match crate::settings::vram_limit() as usize {
+        0 => most,
+        limit => most.min(limit),
+    })
+}
 
 /// How long a proof waits for device memory before failing (`GROTH16_C2_VRAM_WAIT_S`).
 fn memory_wait_limit() -> Duration {
@@ -152,13 +226,24 @@ pub fn wait_for_memory(more: usize) -> Result<()> {
     if more == 0 {
         return Ok(());
     }
-    let (mut free, total) = memory_info()?;
+    let device = super::runtime::current_device()?;
+    let (free, total) = memory_info()?;
+    let mut free = within_limit(free, device);
     let need = more + HEADROOM_BYTES;
     if need > total {
         return Err(Error::OutOfDeviceMemory(format!(
             "a proof needs {:.1} GiB more device memory than the GPU's {:.1} GiB allow",
             gib(need),
             gib(total)
+        )));
+    }
+    let limit = crate::settings::vram_limit() as usize;
+    if limit > 0 && more + vram_held(device) > limit {
+        return Err(Error::OutOfDeviceMemory(format!(
+            "a proof needs {:.1} GiB more device memory, past the limit of {:.1} GiB \
+             (GROTH16_C2_VRAM_LIMIT)",
+            gib(more),
+            gib(limit)
         )));
     }
     let limit = memory_wait_limit();
@@ -175,12 +260,17 @@ pub fn wait_for_memory(more: usize) -> Result<()> {
             )));
         }
         std::thread::sleep(Duration::from_millis(20));
-        free = memory_info()?.0;
+        free = within_limit(memory_info()?.0, device);
     }
     Ok(())
 }
 
-fn gib(bytes: usize) -> f64 {
+/// How long a proof waits for device memory another process holds (`GROTH16_C2_VRAM_WAIT_S`).
+pub fn memory_wait() -> Duration {
+    memory_wait_limit()
+}
+
+pub fn gib(bytes: usize) -> f64 {
     bytes as f64 / (1u64 << 30) as f64
 }
 

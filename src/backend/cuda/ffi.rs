@@ -44,6 +44,7 @@ extern "C" {
     ) -> CudaError;
     pub fn cudaGetDeviceCount(count: *mut c_int) -> CudaError;
     pub fn cudaSetDevice(device: c_int) -> CudaError;
+    pub fn cudaGetDevice(device: *mut c_int) -> CudaError;
     pub fn cudaGetErrorString(error: CudaError) -> *const c_char;
     pub fn cudaGetLastError() -> CudaError;
     pub fn cudaMemGetInfo(free: *mut usize, total: *mut usize) -> CudaError;
@@ -180,6 +181,7 @@ extern "C" {
         stream: Stream,
     ) -> c_int;
     pub fn g16_bit_reverse(data: *mut c_void, lg_n: u32, stream: Stream) -> c_int;
+    pub fn g16_msm_index_rebase(index: *mut u32, n: usize, base: u32, stream: Stream) -> c_int;
     #[cfg(feature = "gpu-test-kernels")]
     pub fn g16_curve_test_op(
         curve: c_int,

@@ -23,11 +23,11 @@ use super::device::DeviceState;
 use super::kernels::{
     bit_reverse, h_pointwise, ntt, ntt_lde, ntt_lde_quotient, scale_powers, CosetTable, NttTable,
 };
-use super::runtime::{memory_info, DeviceBuffer, Event, PinnedRegion, Stream};
+use super::runtime::{DeviceBuffer, Event, PinnedRegion, Stream};
 use crate::error::{Error, Result};
 
 /// Smallest twiddle table built, so small proofs do not rebuild it for every size.
-const MIN_TABLE_LG: u32 = 16;
+use crate::backend::memory_plan::MIN_TABLE_LG;
 
 /// `h` for evaluations `a, b, c` (each at most `n` long, zero-padded) over the domain of size
 /// `n`; returns its `n − 1` coefficients, as the CPU path does.
@@ -80,6 +80,14 @@ pub fn h_polynomial(
 /// of it the device state does not hold yet is kept free when deciding on the top table.
 pub fn prepare(state: &mut DeviceState, n: usize, working: usize) -> Result<()> {
     let lg_n = n.trailing_zeros();
+    prepare_tables(state, lg_n)?;
+    state.ensure_abc(n)?;
+    let still_needed = working.saturating_sub(state.buffer_bytes());
+    prepare_top(state, lg_n, still_needed)
+}
+
+/// Builds the twiddle table and the coset tables for a domain of `2^lg_n` if needed.
+pub fn prepare_tables(state: &mut DeviceState, lg_n: u32) -> Result<()> {
     if state.table.as_ref().is_none_or(|t| t.lg_max < lg_n) {
         state.table = None; // free the old table before building a larger one
         state.table = Some(NttTable::new(lg_n.max(MIN_TABLE_LG), &state.compute)?);
@@ -90,9 +98,7 @@ pub fn prepare(state: &mut DeviceState, n: usize, working: usize) -> Result<()> 
             state.coset.push(c);
         }
     }
-    state.ensure_abc(n)?;
-    let still_needed = working.saturating_sub(state.buffer_bytes());
-    prepare_top(state, lg_n, still_needed)
+    Ok(())
 }
 
 /// Whether the NTT's top table is built (`GROTH16_C2_NTT_TOP_TABLE`).
@@ -130,7 +136,7 @@ fn prepare_top(state: &mut DeviceState, lg_n: u32, still_needed: usize) -> Resul
             TopTablePolicy::Always => true,
             TopTablePolicy::Auto => {
                 let held = table.top_lg().map_or(0, NttTable::top_bytes);
-                let (free, _) = memory_info()?;
+                let free = super::device::available_bytes(state.index)?;
                 bytes + still_needed + TOP_TABLE_MARGIN_BYTES <= free + held
             }
         };
@@ -228,7 +234,7 @@ pub fn transform_on(
             bit_reverse(ha, lg_n, compute)
         };
     }
-    h_pointwise(ha, hb, hc, n, z_inv * n_inv, compute)?;
+    h_pointwise(ha, Some(&*hb), Some(&*hc), n, z_inv * n_inv, compute)?;
     ntt(ha, lg_n, true, false, reversed, table, compute)?;
     scale_powers(
         ha,

@@ -6,7 +6,7 @@ use blstrs::Scalar;
 use ff::{Field, PrimeField};
 
 use super::ffi;
-use super::runtime::{check, injected, DeviceBuffer, Stream, INJECTED_LAUNCH};
+use super::runtime::{check, injected, DeviceBuffer, DeviceSpan, Stream, INJECTED_LAUNCH};
 use crate::backend::kernel_sizes;
 use crate::error::{Error, Result};
 use crate::fault::Site;
@@ -117,7 +117,7 @@ impl NttTable {
 
 /// In-place NTT of the first `2^lg_n` elements of `data`; inverse without the `1/n` factor.
 pub fn ntt(
-    data: &mut DeviceBuffer<Scalar>,
+    data: &mut impl DeviceSpan,
     lg_n: u32,
     inverse: bool,
     bitrev_in: bool,
@@ -125,12 +125,12 @@ pub fn ntt(
     table: &NttTable,
     stream: &Stream,
 ) -> Result<()> {
-    assert!(lg_n <= table.lg_max && data.len() >= 1 << lg_n);
+    assert!(lg_n <= table.lg_max && data.span_bytes() >= 32 << lg_n);
     let (top, top_lg) = table.top_arg();
     // SAFETY: the buffer holds 2^lg_n elements and the tables serve lg_n.
     launched("g16_ntt", unsafe {
         ffi::g16_ntt(
-            data.as_mut_ptr(),
+            data.device_ptr(),
             lg_n,
             inverse as i32,
             bitrev_in as i32,
@@ -193,19 +193,19 @@ impl CosetTable {
 /// `g^i / n` first. Inverse: evaluations on `g H` in, coefficients in bit-reversed order out,
 /// each scaled by `g^-i / (n Z(g))`.
 pub fn ntt_coset(
-    data: &mut DeviceBuffer<Scalar>,
+    data: &mut impl DeviceSpan,
     inverse: bool,
     table: &NttTable,
     coset: &CosetTable,
     stream: &Stream,
 ) -> Result<()> {
     let lg_n = coset.lg_n;
-    assert!(lg_n <= table.lg_max && data.len() >= 1 << lg_n);
+    assert!(lg_n <= table.lg_max && data.span_bytes() >= 32 << lg_n);
     let (top, top_lg) = table.top_arg();
     // SAFETY: the buffer holds 2^lg_n elements; the tables serve lg_n.
     launched("g16_ntt_coset", unsafe {
         ffi::g16_ntt_coset(
-            data.as_mut_ptr(),
+            data.device_ptr(),
             lg_n,
             inverse as i32,
             table.table.as_ptr(),
@@ -222,18 +222,18 @@ pub fn ntt_coset(
 /// (natural order): the inverse NTT, then [`ntt_coset`] forward. From 2^20 up the two passes
 /// that share their tiles run as one kernel (unless built with `-DG16_NTT_SEPARATE_H`).
 pub fn ntt_lde(
-    data: &mut DeviceBuffer<Scalar>,
+    data: &mut impl DeviceSpan,
     table: &NttTable,
     coset: &CosetTable,
     stream: &Stream,
 ) -> Result<()> {
     let lg_n = coset.lg_n;
-    assert!(lg_n <= table.lg_max && data.len() >= 1 << lg_n);
+    assert!(lg_n <= table.lg_max && data.span_bytes() >= 32 << lg_n);
     let (top, top_lg) = table.top_arg();
     // SAFETY: the buffer holds 2^lg_n elements; the tables serve lg_n.
     launched("g16_ntt_lde", unsafe {
         ffi::g16_ntt_lde(
-            data.as_mut_ptr(),
+            data.device_ptr(),
             lg_n,
             table.table.as_ptr(),
             table.lg_max,
@@ -250,23 +250,28 @@ pub fn ntt_lde(
 /// order, in `a`); with `-DG16_NTT_FUSE_QUOTIENT` the passes that share their tiles run as one
 /// kernel from 2^20 up (measured slower; see `cuda/ntt.cu`). `c` is left undefined.
 pub fn ntt_lde_quotient(
-    a: &mut DeviceBuffer<Scalar>,
-    b: &DeviceBuffer<Scalar>,
-    c: &mut DeviceBuffer<Scalar>,
+    a: &mut impl DeviceSpan,
+    b: &impl DeviceSpan,
+    c: &mut impl DeviceSpan,
     table: &NttTable,
     coset: &CosetTable,
     stream: &Stream,
 ) -> Result<()> {
     let lg_n = coset.lg_n;
     let n = 1usize << lg_n;
-    assert!(lg_n <= table.lg_max && a.len() >= n && b.len() >= n && c.len() >= n);
+    assert!(
+        lg_n <= table.lg_max
+            && a.span_bytes() >= 32 * n
+            && b.span_bytes() >= 32 * n
+            && c.span_bytes() >= 32 * n
+    );
     let (top, top_lg) = table.top_arg();
     // SAFETY: the three buffers hold 2^lg_n elements each; the tables serve lg_n.
     launched("g16_ntt_lde_quotient", unsafe {
         ffi::g16_ntt_lde_quotient(
-            a.as_mut_ptr(),
-            b.as_ptr(),
-            c.as_mut_ptr(),
+            a.device_ptr(),
+            b.device_ptr(),
+            c.device_ptr(),
             lg_n,
             table.table.as_ptr(),
             table.lg_max,
@@ -280,18 +285,18 @@ pub fn ntt_lde_quotient(
 
 /// `data[i] *= first * ratio^k(i)`, `k(i) = i` or its bit reversal.
 pub fn scale_powers(
-    data: &mut DeviceBuffer<Scalar>,
+    data: &mut impl DeviceSpan,
     lg_n: u32,
     first: Scalar,
     ratio: Scalar,
     index_bitrev: bool,
     stream: &Stream,
 ) -> Result<()> {
-    assert!(data.len() >= 1 << lg_n);
+    assert!(data.span_bytes() >= 32 << lg_n);
     // SAFETY: the buffer holds 2^lg_n elements; scalars are read before the call returns.
     launched("g16_scale_powers", unsafe {
         ffi::g16_scale_powers(
-            data.as_mut_ptr(),
+            data.device_ptr(),
             lg_n,
             host(&first),
             host(&ratio),
@@ -301,22 +306,27 @@ pub fn scale_powers(
     })
 }
 
-/// `a[i] = (a[i] * b[i] - c[i]) * factor`.
+/// `a[i] = (a[i] * b[i] - c[i]) * factor`; `b` absent reads as 1, `c` absent as 0 (not both).
 pub fn h_pointwise(
-    a: &mut DeviceBuffer<Scalar>,
-    b: &DeviceBuffer<Scalar>,
-    c: &DeviceBuffer<Scalar>,
+    a: &mut impl DeviceSpan,
+    b: Option<&dyn DeviceSpan>,
+    c: Option<&dyn DeviceSpan>,
     n: usize,
     factor: Scalar,
     stream: &Stream,
 ) -> Result<()> {
-    assert!(a.len() >= n && b.len() >= n && c.len() >= n);
-    // SAFETY: all three hold n elements.
+    assert!(b.is_some() || c.is_some(), "a point-wise step reads b or c");
+    assert!(a.span_bytes() >= 32 * n);
+    assert!(b.is_none_or(|b| b.span_bytes() >= 32 * n));
+    assert!(c.is_none_or(|c| c.span_bytes() >= 32 * n));
+    let ptr =
+        |x: Option<&dyn DeviceSpan>| x.map_or(std::ptr::null(), |x| x.device_ptr().cast_const());
+    // SAFETY: each given buffer holds n elements; factor is read before the call returns.
     launched("g16_h_pointwise", unsafe {
         ffi::g16_h_pointwise(
-            a.as_mut_ptr(),
-            b.as_ptr(),
-            c.as_ptr(),
+            a.device_ptr(),
+            ptr(b),
+            ptr(c),
             n,
             host(&factor),
             stream.raw(),
@@ -325,11 +335,11 @@ pub fn h_pointwise(
 }
 
 /// Natural order to bit-reversed order or back.
-pub fn bit_reverse(data: &mut DeviceBuffer<Scalar>, lg_n: u32, stream: &Stream) -> Result<()> {
-    assert!(data.len() >= 1 << lg_n);
+pub fn bit_reverse(data: &mut impl DeviceSpan, lg_n: u32, stream: &Stream) -> Result<()> {
+    assert!(data.span_bytes() >= 32 << lg_n);
     // SAFETY: the buffer holds 2^lg_n elements.
     launched("g16_bit_reverse", unsafe {
-        ffi::g16_bit_reverse(data.as_mut_ptr(), lg_n, stream.raw())
+        ffi::g16_bit_reverse(data.device_ptr(), lg_n, stream.raw())
     })
 }
 
@@ -487,7 +497,7 @@ pub fn set_msm_window(bits: u32) -> Result<()> {
 /// `g16_msm`'s strategy argument: the strategy, the window width (`window` when it is not 0,
 /// else the width in force), the scalars' order (`bit_reversed`, see [`MsmArgs`]) and the
 /// points' precomputed copies (`copies`, see [`MsmArgs`]).
-fn msm_code(strategy: MsmStrategy, window: u32, bit_reversed: u32, copies: u32) -> i32 {
+pub fn msm_code(strategy: MsmStrategy, window: u32, bit_reversed: u32, copies: u32) -> i32 {
     let window = if window != 0 {
         window
     } else {
@@ -596,6 +606,23 @@ pub unsafe fn msm(args: &MsmArgs, stream: &Stream) -> Result<()> {
             stream.raw(),
         ),
     )
+}
+
+/// Queues `index[k] -= base` for `k < n` on the device (a tail's point indices made relative
+/// to the chunk of points on the device).
+///
+/// # Safety
+/// `index` must be a live device allocation of at least `n` `u32`s.
+pub unsafe fn index_rebase(index: *mut c_void, n: usize, base: u32, stream: &Stream) -> Result<()> {
+    launched(
+        "g16_msm_index_rebase",
+        ffi::g16_msm_index_rebase(index.cast(), n, base, stream.raw()),
+    )
+}
+
+/// The launcher code of the strategy and window proofs use.
+pub fn configured_msm_code() -> i32 {
+    msm_code(MsmStrategy::configured(), 0, 0, 0)
 }
 
 /// Queues a batch addition of the points whose bit is set.

@@ -12,6 +12,7 @@ mod ffi;
 pub mod h;
 pub mod kernels;
 pub mod msm;
+pub mod planning;
 pub mod points;
 pub mod probe;
 pub mod resident;
@@ -19,11 +20,13 @@ pub mod runtime;
 pub mod section;
 pub mod srs_decode;
 pub mod staging;
+pub mod streamed;
 
 use blst::blst_scalar;
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
 
-use super::{Backend, CircuitPrep, DeviceResults};
+use super::memory_plan::PlanKind;
+use super::{Backend, CircuitPrep, DeviceGroup, DeviceResults, OneByOne};
 use crate::assignment::Witness;
 use crate::error::Result;
 use crate::prover::split::{CircuitSplit, OnesBitmap};
@@ -33,6 +36,10 @@ use staging::Staged;
 
 /// Everything on the GPU but the 0/1 split and the epilogue.
 pub struct CudaBackend;
+
+/// The most circuits of a call one streamed group takes (filecoin-proofs calls with ten): each
+/// member's bitmaps and tails stay staged until the group's pass over the queries.
+const MAX_GROUP: usize = 10;
 
 impl Backend for CudaBackend {
     fn name(&self) -> &'static str {
@@ -86,6 +93,38 @@ impl Backend for CudaBackend {
             // Out of page-locked memory: upload from the host's own (pageable) buffers.
             Err(_) => Ok(None),
         }
+    }
+
+    fn check_fits(&self, device: usize, srs: &Srs) -> Result<()> {
+        let _guard = device::lock_device(device)?;
+        planning::check_fits(device, srs)
+    }
+
+    fn open_group<'a>(
+        &'a self,
+        device: usize,
+        srs: &'a Srs,
+        circuits: usize,
+        first: &CircuitSplit,
+    ) -> Result<Box<dyn DeviceGroup + 'a>> {
+        let mut guard = device::lock_device(device)?;
+        let state = guard.as_mut().expect("lock_device creates the state");
+        let plan = planning::plan_for(state, srs, first)?;
+        if plan.kind == PlanKind::AllResident {
+            drop(guard);
+            return Ok(Box::new(OneByOne::new(self, device, srs)));
+        }
+        // One pass over the streamed queries serves the whole group. Under a host-memory budget
+        // each circuit goes alone: a group holds every member's split until it finishes, which
+        // the budget may not allow while it also waits on the next preparation.
+        let capacity = if crate::host_memory::budget() > 0 {
+            1
+        } else {
+            circuits.clamp(1, MAX_GROUP)
+        };
+        Ok(Box::new(streamed::StreamedGroup::open(
+            guard, srs, &plan, capacity,
+        )?))
     }
 
     fn device_section(

@@ -1,15 +1,17 @@
-//! The SRS on the device. A proof needs every query point on the GPU; uploading 24 GB per 2^26
-//! proof would cost about half a second even from pinned memory, so when the device has room the
-//! points stay resident between proofs and a proof uploads only its own inputs.
+//! The SRS on the device. Uploading 24 GB per 2^26 proof would cost about half a second even
+//! from pinned memory, so the queries stay resident between proofs as far as the memory plan
+//! allows (`crate::backend::memory_plan`): all of them ([`DeviceSrs`], under an all-resident
+//! plan), or some ([`ResidentQueries`], under a streamed one, which streams the others from the
+//! page-locked host copy).
 //!
-//! `GROTH16_C2_SRS_RESIDENT`: `auto` (default: resident when the SRS and one proof's working set
-//! fit in free VRAM with a margin), `1` (always), `0` (never: each proof uploads the queries it
-//! needs and frees them).
+//! `GROTH16_C2_SRS_RESIDENT`: `auto` (default: as much as fits), `1` (all of it, or the proof
+//! fails), `0` (none: every query streams).
 
 use blstrs::{G1Affine, G2Affine};
 
 use super::kernels;
-use super::runtime::{memory_info, DeviceBuffer, Event, PinnedRegion, Stream};
+use super::runtime::{DeviceBuffer, Event, PinnedRegion, Stream};
+use crate::backend::memory_plan::{Query, QuerySet};
 use crate::error::Result;
 use crate::srs::{Srs, WeakSrs};
 
@@ -32,19 +34,10 @@ pub struct DeviceSrs {
     pub b_g2: DeviceBuffer<G2Affine>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Residency {
-    Auto,
-    Always,
-    Never,
-}
+pub use crate::backend::memory_plan::Residency;
 
 pub fn residency() -> Residency {
-    match std::env::var("GROTH16_C2_SRS_RESIDENT").as_deref() {
-        Ok("1") | Ok("always") => Residency::Always,
-        Ok("0") | Ok("never") => Residency::Never,
-        _ => Residency::Auto,
-    }
+    Residency::from_env()
 }
 
 /// Device bytes of an SRS's queries.
@@ -59,12 +52,28 @@ pub fn srs_bytes(srs: &Srs) -> usize {
 /// SRSs whose queries `pin_host` page-locked, so that `release_gpu_memory` can unlock them.
 static PINNED: parking_lot::Mutex<Vec<WeakSrs>> = parking_lot::Mutex::new(Vec::new());
 
+/// Page-locks the SRS's queries as [`pin_host`] does; when the host cannot (a locked-memory
+/// limit, too little memory), says so on stderr once per process and goes on: copies from
+/// pageable memory are slower (~7.6 GB/s against ~55 on PCIe 5) but the same.
+pub fn pin_host_or_warn(srs: &Srs) {
+    static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if let Err(e) = pin_host(srs) {
+        if !SAID.swap(true, std::sync::atomic::Ordering::Relaxed) && !crate::telemetry::quiet() {
+            eprintln!(
+                "groth16-c2: could not page-lock the SRS's {:.1} GiB of points ({e}); streaming \
+                 them from pageable memory, which is slower (raise the locked-memory limit, \
+                 ulimit -l, to fix this)",
+                srs_bytes(srs) as f64 / (1u64 << 30) as f64
+            );
+        }
+    }
+}
+
 /// Page-locks the SRS's queries until the SRS is freed or `release_gpu_memory` runs (first
 /// call only), so uploads run at PCIe speed (~55 GB/s instead of ~7.6 from pageable memory): a
 /// resident copy made again after another SRS took the device (a process proving with several
-/// SRSs) costs a sixth of the time, and one uploaded per proof (`GROTH16_C2_SRS_RESIDENT=0`) is
-/// not bound by the host. Page-locking the memory does not add to it: the decoded points are
-/// resident already.
+/// SRSs) costs a sixth of the time, and streamed queries are not bound by the host.
+/// Page-locking the memory does not add to it: the decoded points are resident already.
 pub fn pin_host(srs: &Srs) -> Result<()> {
     let mut pins = srs.host_pins.0.lock();
     if !pins.is_empty() {
@@ -96,6 +105,56 @@ pub fn unpin_all() {
         if let Some(srs) = srs.upgrade() {
             srs.host_pins.0.lock().clear();
         }
+    }
+}
+
+/// Some of an SRS's queries on the device, under a streamed plan.
+pub struct ResidentQueries {
+    owner: WeakSrs,
+    pub set: QuerySet,
+    /// By [`Query::ALL`] order; `None` for the streamed ones.
+    buffers: [Option<DeviceBuffer<u8>>; 5],
+}
+
+impl ResidentQueries {
+    /// Allocates and uploads `set`'s queries of `srs` on `stream`, and waits for them.
+    pub fn upload(srs: &Srs, set: QuerySet, stream: &Stream) -> Result<ResidentQueries> {
+        fn up<T: Copy>(v: &[T], stream: &Stream) -> Result<DeviceBuffer<u8>> {
+            // SAFETY: plain-data points viewed as bytes.
+            let bytes =
+                unsafe { std::slice::from_raw_parts(v.as_ptr().cast::<u8>(), size_of_val(v)) };
+            let mut b = DeviceBuffer::new(bytes.len())?;
+            b.upload_async(bytes, stream)?;
+            Ok(b)
+        }
+        let mut buffers: [Option<DeviceBuffer<u8>>; 5] = Default::default();
+        for q in set.iter() {
+            buffers[q.index()] = Some(match q {
+                Query::H => up(&srs.h, stream)?,
+                Query::L => up(&srs.l, stream)?,
+                Query::A => up(&srs.a, stream)?,
+                Query::BG1 => up(&srs.b_g1, stream)?,
+                Query::BG2 => up(&srs.b_g2, stream)?,
+            });
+        }
+        stream.synchronize()?;
+        Ok(ResidentQueries {
+            owner: srs.downgrade(),
+            set,
+            buffers,
+        })
+    }
+
+    /// Whether these are `set`'s queries of `srs`.
+    pub fn is(&self, srs: &Srs, set: QuerySet) -> bool {
+        self.set == set && self.owner.upgrade().is_some_and(|s| s.ptr_eq(srs))
+    }
+
+    /// The device address of query `q` (null when it streams).
+    pub fn ptr(&self, q: Query) -> *const std::ffi::c_void {
+        self.buffers[q.index()]
+            .as_ref()
+            .map_or(std::ptr::null(), DeviceBuffer::as_ptr)
     }
 }
 
@@ -216,7 +275,7 @@ pub fn should_keep(srs: &Srs, working_bytes: usize) -> Result<bool> {
         Residency::Always => true,
         Residency::Never => false,
         Residency::Auto => {
-            let (free, _) = memory_info()?;
+            let free = super::device::available_bytes(super::runtime::current_device()?)?;
             srs_bytes(srs) + working_bytes + MARGIN_BYTES <= free
         }
     })

@@ -70,6 +70,14 @@ pub fn set_device(device: usize) -> Result<()> {
     })
 }
 
+/// The current device of this thread.
+pub fn current_device() -> Result<usize> {
+    let mut d = 0;
+    // SAFETY: writes one int.
+    check("cudaGetDevice", unsafe { ffi::cudaGetDevice(&mut d) })?;
+    Ok(d.max(0) as usize)
+}
+
 /// Free and total memory of the current device, in bytes.
 pub fn memory_info() -> Result<(usize, usize)> {
     let (mut free, mut total) = (0, 0);
@@ -187,11 +195,56 @@ impl Drop for Event {
     }
 }
 
+/// Device memory a kernel reads or writes: a whole buffer, or a view of part of one.
+pub trait DeviceSpan {
+    /// Its device address.
+    fn device_ptr(&self) -> *mut c_void;
+    /// Bytes it covers.
+    fn span_bytes(&self) -> usize;
+}
+
+impl<T> DeviceSpan for DeviceBuffer<T> {
+    fn device_ptr(&self) -> *mut c_void {
+        self.ptr
+    }
+
+    fn span_bytes(&self) -> usize {
+        self.len * std::mem::size_of::<T>()
+    }
+}
+
+/// `bytes` bytes of device memory inside some allocation (the streamed section's arena).
+#[derive(Clone, Copy, Debug)]
+pub struct DeviceView {
+    ptr: *mut c_void,
+    bytes: usize,
+}
+
+impl DeviceView {
+    /// # Safety
+    /// `ptr` points into a live device allocation with `bytes` bytes from it, which outlives
+    /// every use of the view.
+    pub unsafe fn new(ptr: *mut c_void, bytes: usize) -> DeviceView {
+        DeviceView { ptr, bytes }
+    }
+}
+
+impl DeviceSpan for DeviceView {
+    fn device_ptr(&self) -> *mut c_void {
+        self.ptr
+    }
+
+    fn span_bytes(&self) -> usize {
+        self.bytes
+    }
+}
+
 /// `len` elements of `T` in device memory.
 pub struct DeviceBuffer<T> {
     ptr: *mut c_void,
     len: usize,
     bytes: usize,
+    device: usize,
     _t: PhantomData<T>,
 }
 
@@ -206,16 +259,34 @@ impl<T: Copy> DeviceBuffer<T> {
             Error::invalid(format!("a device buffer of {len} elements overflows"))
         })?;
         injected(Site::DeviceAlloc, "cudaMalloc", INJECTED_ALLOC)?;
+        let device = current_device()?;
+        let bytes = bytes.max(1);
+        // The host's cap on what the library holds per device (GROTH16_C2_VRAM_LIMIT): an
+        // allocation past it fails as one past the card's memory would.
+        let limit = crate::settings::vram_limit() as usize;
+        let held = vram_held(device);
+        if limit > 0 && held + bytes > limit {
+            return Err(Error::Cuda {
+                call: "cudaMalloc",
+                code: ffi::ERROR_MEMORY_ALLOCATION,
+                message: format!(
+                    "{bytes} more bytes would take this process past the device-memory limit of \
+                     {limit} bytes on GPU {device} ({held} held; GROTH16_C2_VRAM_LIMIT)"
+                ),
+            });
+        }
         let mut ptr = std::ptr::null_mut();
         // SAFETY: writes one pointer.
-        check("cudaMalloc", unsafe {
-            ffi::cudaMalloc(&mut ptr, bytes.max(1))
-        })?;
-        VRAM.add(bytes.max(1));
+        check("cudaMalloc", unsafe { ffi::cudaMalloc(&mut ptr, bytes) })?;
+        VRAM.add(bytes);
+        if let Some(t) = VRAM_BY_DEVICE.get(device) {
+            t.add(bytes);
+        }
         Ok(DeviceBuffer {
             ptr,
             len,
-            bytes: bytes.max(1),
+            bytes,
+            device,
             _t: PhantomData,
         })
     }
@@ -331,7 +402,52 @@ impl<T> Drop for DeviceBuffer<T> {
         // SAFETY: freeing our own allocation (cudaFree waits for work that uses it).
         unsafe { ffi::cudaFree(self.ptr) };
         VRAM.sub(self.bytes);
+        if let Some(t) = VRAM_BY_DEVICE.get(self.device) {
+            t.sub(self.bytes);
+        }
     }
+}
+
+/// Queues a host-to-device copy of `bytes` bytes on `stream`.
+///
+/// # Safety
+/// `dst` is device memory and `src` host memory, each valid for `bytes` bytes until the copy has
+/// run (page-locked `src` copies at PCIe speed; pageable memory is staged by the driver).
+pub unsafe fn upload_raw(
+    dst: *mut c_void,
+    src: *const u8,
+    bytes: usize,
+    stream: &Stream,
+) -> Result<()> {
+    if bytes == 0 {
+        return Ok(());
+    }
+    injected(Site::Copy, "cudaMemcpyAsync(host to device)", INJECTED_COPY)?;
+    check(
+        "cudaMemcpyAsync(host to device)",
+        ffi::cudaMemcpyAsync(
+            dst,
+            src.cast(),
+            bytes,
+            ffi::MEMCPY_HOST_TO_DEVICE,
+            stream.raw(),
+        ),
+    )
+}
+
+/// Queues zeroing of `bytes` bytes of device memory at `dst` on `stream`.
+///
+/// # Safety
+/// `dst` is device memory valid for `bytes` bytes.
+pub unsafe fn zero_raw(dst: *mut c_void, bytes: usize, stream: &Stream) -> Result<()> {
+    if bytes == 0 {
+        return Ok(());
+    }
+    injected(Site::Copy, "cudaMemsetAsync", INJECTED_COPY)?;
+    check(
+        "cudaMemsetAsync",
+        ffi::cudaMemsetAsync(dst, 0, bytes, stream.raw()),
+    )
 }
 
 /// Whether the whole of `data` is page-locked host memory (from `cudaHostAlloc` or
@@ -513,6 +629,14 @@ impl Tally {
 
 /// Device memory this process holds through [`DeviceBuffer`]s, all devices together.
 pub static VRAM: Tally = Tally::new();
+
+/// The same per device (the first 64).
+pub static VRAM_BY_DEVICE: [Tally; 64] = [const { Tally::new() }; 64];
+
+/// Device memory this process holds on `device` now.
+pub fn vram_held(device: usize) -> usize {
+    VRAM_BY_DEVICE.get(device).map_or(0, Tally::current)
+}
 
 /// Host memory this library holds page-locked: [`HostBuffer`]s (but not those handed to a host
 /// through [`HostBuffer::into_raw`]) and [`PinnedRegion`]s it registered.

@@ -132,7 +132,12 @@ fn run(
         resident::srs_bytes(srs)
     } + working;
     super::device::wait_for_memory(adds.saturating_sub(state.buffer_bytes()))?;
+    // Every upload of the section runs back to back on the copy stream, between these two.
+    let uploads = (Event::timing()?, Event::timing()?);
+    uploads.0.record(&state.copy)?;
+    let mut h2d_bytes = 0usize;
     if !srs_here {
+        h2d_bytes += resident::srs_bytes(srs);
         // Out of page-locked memory, the upload reads the pageable points (the same proof).
         let _ = resident::pin_host(srs);
         if resident::should_keep(srs, working)? {
@@ -199,8 +204,17 @@ fn run(
         grow(&mut scratch.tail_scalars[i], tail_scalars.len())?
             .upload_async(scalar_bytes(tail_scalars), copy)?;
     }
+    uploads.1.record(copy)?;
     let staged = Event::new()?;
     staged.record(copy)?;
+    h2d_bytes += inputs
+        .queries
+        .iter()
+        .map(|(w, i, s)| size_of_val(*w) + size_of_val(*i) + size_of_val(*s))
+        .sum::<usize>();
+    if n > 1 {
+        h2d_bytes += inputs.abc.iter().map(|v| size_of_val(*v)).sum::<usize>();
+    }
 
     let ws = grow(&mut scratch.workspace, ws_bytes)?;
     let (ws_ptr, ws_len) = (ws.as_mut_ptr(), ws.len());
@@ -350,6 +364,8 @@ fn run(
     compute.synchronize()?;
     drop(this_proof_only);
 
+    timings.h2d_busy_ms += uploads.1.elapsed_ms(&uploads.0)?;
+    timings.h2d_bytes += h2d_bytes as u64;
     timings.batch_add_ms += marks[1].elapsed_ms(&marks[0])?;
     timings.ntt_msm_h_ms += marks[2].elapsed_ms(&marks[1])?;
     timings.tail_msm_ms += marks[3].elapsed_ms(&marks[2])?;
@@ -441,7 +457,7 @@ fn make_h_copies(
     let Some((window, most)) = resident::h_copies_shape(d.h_len, policy) else {
         return Ok(());
     };
-    let (free, _) = super::runtime::memory_info()?;
+    let free = super::device::available_bytes(state.index)?;
     let still_needed = working.saturating_sub(held) + COPIES_MARGIN_BYTES;
     // Workers of this process share this device state (one device section at a time), but
     // another prover process on this GPU needs its own SRS and working set: under the auto
@@ -471,10 +487,7 @@ fn make_h_copies(
         }
         Ok(()) => {
             // Once per resident SRS: seconds inside one proof's device section, so say so.
-            if !matches!(
-                std::env::var("GROTH16_C2_QUIET").as_deref(),
-                Ok("1" | "true" | "yes")
-            ) {
+            if !crate::telemetry::quiet() {
                 eprintln!(
                     "groth16-c2: made {m} copies of the H query ({:.1} GB of VRAM) for its MSM's \
                      {window}-bit windows in {:.1} s (GROTH16_C2_MSM_COPIES=0 turns them off)",

@@ -57,12 +57,16 @@ pub fn release_free() {
     FREE.lock().clear();
 }
 
-/// One circuit's inputs in a staging buffer. Those of `a, b, c` that the host already keeps in
-/// page-locked memory (Curio's pool, [`crate::pinned`]) are not copied: they upload from there.
+/// One circuit's inputs in two staging buffers: `a, b, c` in one, which goes back to the pool as
+/// soon as they are on the device ([`Staged::release_abc`]), the ones bitmaps and tails in the
+/// other. Those of `a, b, c` that the host already keeps in page-locked memory (Curio's pool,
+/// [`crate::pinned`]) are not copied: they upload from there.
 pub struct Staged {
-    buf: Option<HostBuffer>,
-    /// `None`: the host's own vector is page-locked and uploads as it is.
+    abc_buf: Option<HostBuffer>,
+    query_buf: Option<HostBuffer>,
+    /// In `abc_buf`; `None`: the host's own vector is page-locked and uploads as it is.
     abc: [Option<Range<usize>>; 3],
+    /// In `query_buf`.
     ones: [Range<usize>; 3],
     tail_index: [Range<usize>; 3],
     tail_scalars: [Range<usize>; 3],
@@ -108,60 +112,49 @@ impl Staged {
                 abc[i] = Some(place(&mut at, size_of_val(v)));
             }
         }
+        let abc_bytes = at;
+        at = 0;
         let ones = queries.map(|q| place(&mut at, size_of_val(&q.ones.words[..])));
         let tail_index = queries.map(|q| place(&mut at, size_of_val(&q.tail_points[..])));
         let tail_scalars = queries.map(|q| place(&mut at, size_of_val(&q.tail_scalars[..])));
+        let abc_buf = if abc_bytes > 0 {
+            Some(acquire(abc_bytes)?)
+        } else {
+            None
+        };
         let staged = Staged {
-            buf: Some(acquire(at)?),
+            abc_buf,
+            query_buf: Some(acquire(at)?),
             abc,
             ones,
             tail_index,
             tail_scalars,
         };
 
-        let mut copies: Vec<(Range<usize>, &[u8])> = Vec::with_capacity(12);
+        let mut copies: Vec<(*mut u8, &[u8])> = Vec::with_capacity(12);
         for (range, v) in staged.abc.iter().zip([w.a, w.b, w.c]) {
-            if let Some(range) = range {
-                copies.push((range.clone(), bytes_of(v)));
+            if let (Some(range), Some(buf)) = (range, &staged.abc_buf) {
+                // SAFETY: the range was laid out inside the buffer.
+                copies.push((unsafe { buf.as_ptr().add(range.start) }, bytes_of(v)));
             }
         }
+        let qbuf = staged.query_buf.as_ref().expect("acquired above");
         for (i, q) in queries.iter().enumerate() {
-            copies.push((staged.ones[i].clone(), bytes_of(&q.ones.words)));
-            copies.push((staged.tail_index[i].clone(), bytes_of(&q.tail_points)));
-            copies.push((staged.tail_scalars[i].clone(), bytes_of(&q.tail_scalars)));
+            // SAFETY: the ranges were laid out inside the buffer.
+            let at = |r: &Range<usize>| unsafe { qbuf.as_ptr().add(r.start) };
+            copies.push((at(&staged.ones[i]), bytes_of(&q.ones.words)));
+            copies.push((at(&staged.tail_index[i]), bytes_of(&q.tail_points)));
+            copies.push((at(&staged.tail_scalars[i]), bytes_of(&q.tail_scalars)));
         }
-        staged.copy_in(&copies);
+        copy_in(&copies);
         Ok(staged)
     }
 
-    /// Copies each source into its range, in 4 MiB pieces over the prover's threads.
-    fn copy_in(&self, copies: &[(Range<usize>, &[u8])]) {
-        const PIECE: usize = 4 << 20;
-        let base = self.buf.as_ref().expect("filled in new").as_ptr() as usize;
-        let pieces: Vec<(usize, &[u8])> = copies
-            .iter()
-            .flat_map(|(range, src)| {
-                src.chunks(PIECE)
-                    .enumerate()
-                    .map(move |(k, chunk)| (range.start + k * PIECE, chunk))
-            })
-            .collect();
-        crate::settings::pool().install(|| {
-            pieces.par_iter().for_each(|&(offset, chunk)| {
-                // SAFETY: the ranges were laid out inside the buffer and do not overlap.
-                unsafe {
-                    std::ptr::copy_nonoverlapping(
-                        chunk.as_ptr(),
-                        (base as *mut u8).add(offset),
-                        chunk.len(),
-                    )
-                };
-            })
-        });
-    }
-
-    fn slice<T>(&self, range: &Range<usize>) -> &[T] {
-        let buf = self.buf.as_ref().expect("filled in new");
+    fn slice<'b, T>(buf: &'b Option<HostBuffer>, range: &Range<usize>) -> &'b [T] {
+        if range.is_empty() {
+            return &[];
+        }
+        let buf = buf.as_ref().expect("staged, and not released");
         // SAFETY: the range holds a copy of a `[T]` of range.len() bytes, 64-byte aligned.
         unsafe {
             std::slice::from_raw_parts(
@@ -173,24 +166,51 @@ impl Staged {
 
     /// The staged `a, b, c`; `None` for a vector the host keeps page-locked itself.
     pub fn abc(&self) -> [Option<&[Scalar]>; 3] {
-        [0, 1, 2].map(|i| self.abc[i].as_ref().map(|r| self.slice(r)))
+        [0, 1, 2].map(|i| self.abc[i].as_ref().map(|r| Self::slice(&self.abc_buf, r)))
+    }
+
+    /// Returns the buffer of `a, b, c` to the pool; every copy from it must have run.
+    pub fn release_abc(&mut self) {
+        self.abc = [None, None, None];
+        if let Some(buf) = self.abc_buf.take() {
+            FREE.lock().push(buf);
+        }
     }
 
     /// Query `i`'s (L, A, B) ones bitmap words, tail indices and canonical tail scalars.
     pub fn query(&self, i: usize) -> (&[u64], &[u32], &[blst_scalar]) {
         (
-            self.slice(&self.ones[i]),
-            self.slice(&self.tail_index[i]),
-            self.slice(&self.tail_scalars[i]),
+            Self::slice(&self.query_buf, &self.ones[i]),
+            Self::slice(&self.query_buf, &self.tail_index[i]),
+            Self::slice(&self.query_buf, &self.tail_scalars[i]),
         )
     }
 }
 
+/// Copies each source to its destination, in 4 MiB pieces over the prover's threads.
+fn copy_in(copies: &[(*mut u8, &[u8])]) {
+    const PIECE: usize = 4 << 20;
+    let pieces: Vec<(usize, &[u8])> = copies
+        .iter()
+        .flat_map(|&(dst, src)| {
+            src.chunks(PIECE)
+                .enumerate()
+                .map(move |(k, chunk)| (dst as usize + k * PIECE, chunk))
+        })
+        .collect();
+    crate::settings::pool().install(|| {
+        pieces.par_iter().for_each(|&(dst, chunk)| {
+            // SAFETY: the destinations were laid out inside staging buffers and do not overlap.
+            unsafe { std::ptr::copy_nonoverlapping(chunk.as_ptr(), dst as *mut u8, chunk.len()) };
+        })
+    });
+}
+
 impl Drop for Staged {
     fn drop(&mut self) {
-        if let Some(buf) = self.buf.take() {
-            FREE.lock().push(buf);
-        }
+        let mut free = FREE.lock();
+        free.extend(self.abc_buf.take());
+        free.extend(self.query_buf.take());
     }
 }
 

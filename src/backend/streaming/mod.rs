@@ -34,9 +34,8 @@ pub enum StreamId {
     Compute,
 }
 
+#[cfg(test)]
 impl StreamId {
-    pub const ALL: [StreamId; 3] = [StreamId::Copy, StreamId::Side, StreamId::Compute];
-
     pub fn index(self) -> usize {
         self as usize
     }
@@ -215,6 +214,7 @@ pub enum Op {
     Rebase { index: Mem, n: usize, base: u32 },
 }
 
+#[cfg(test)]
 impl Op {
     /// The stream that runs it.
     pub fn stream(&self) -> StreamId {
@@ -315,11 +315,6 @@ impl Builder {
     /// The ops built since the last call.
     pub fn take_ops(&mut self) -> Vec<Op> {
         std::mem::take(&mut self.ops)
-    }
-
-    /// Events used so far (ids `0..events`).
-    pub fn events(&self) -> usize {
-        self.events
     }
 
     pub fn results(&self) -> &ResultMap {

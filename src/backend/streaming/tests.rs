@@ -205,6 +205,7 @@ fn stream_plan(srs: &Srs, c: &Case) -> StreamPlan {
         g2_tail_on_gpu: c.g2_tail,
         chunk_points: Some(c.chunk),
         resident_working: 0,
+        msm_code: 0,
     };
     StreamPlan {
         shape,

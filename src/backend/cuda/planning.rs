@@ -1,0 +1,139 @@
+//! Chooses a device's memory plan for an SRS (`crate::backend::memory_plan`) from the memory
+//! the device has for this process, keeps it while the SRS and the settings that size it stay
+//! the same, and says once on stderr what it is.
+
+use std::time::{Duration, Instant};
+
+use super::device::{self, DeviceState, PlanKey, PlannedFor};
+use super::kernels;
+use crate::backend::memory_plan::{
+    self, MemoryPlan, NoFit, PlanKind, PlanRequest, ProofShape, Residency,
+};
+use crate::error::{Error, Result};
+use crate::prover::split::CircuitSplit;
+use crate::srs::Srs;
+
+/// The settings a plan depends on, as they are now.
+fn key_now() -> PlanKey {
+    PlanKey {
+        limit: crate::settings::vram_limit(),
+        residency: Residency::from_env(),
+        g2_tail_on_gpu: crate::settings::g2_tail_on_gpu(),
+        chunk_points: chunk_override(),
+        msm_code: kernels::configured_msm_code(),
+    }
+}
+
+/// `GROTH16_C2_STREAM_CHUNK`: G1 points per streamed chunk (tests; the plan chooses otherwise).
+fn chunk_override() -> Option<usize> {
+    std::env::var("GROTH16_C2_STREAM_CHUNK")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|&c| c > 0)
+}
+
+/// The request for proofs over `srs` whose tails are about `tails` entries per query (L, A, B).
+fn request(srs: &Srs, key: &PlanKey, tails: [usize; 3], budget: usize) -> PlanRequest {
+    let shape = ProofShape::of(srs);
+    PlanRequest {
+        shape,
+        budget,
+        residency: key.residency,
+        g2_tail_on_gpu: key.g2_tail_on_gpu,
+        chunk_points: key.chunk_points,
+        resident_working: memory_plan::resident_working_bytes(
+            &shape,
+            tails,
+            key.g2_tail_on_gpu,
+            key.msm_code,
+        ),
+        msm_code: key.msm_code,
+    }
+}
+
+/// Fails at once when no plan for `srs` could fit `device` even with all its memory free
+/// (within the limit): the proof could never run there.
+pub fn check_fits(device: usize, srs: &Srs) -> Result<()> {
+    let key = key_now();
+    let ceiling = device::plan_ceiling(device)?;
+    // Tails unknown yet: none (the all-resident path's need is checked when the proof plans).
+    let req = request(srs, &key, [0; 3], ceiling);
+    memory_plan::plan(&req)
+        .map(drop)
+        .map_err(|e| no_fit(device, e, &key))
+}
+
+/// The plan for proofs over `srs` on `state`'s device, `first` being the first circuit's split
+/// (its tails size the all-resident path's buffers). A new plan frees what the last one held
+/// (but the NTT tables); when another process holds memory the smallest plan needs, waits for
+/// it up to `GROTH16_C2_VRAM_WAIT_S`.
+pub fn plan_for(state: &mut DeviceState, srs: &Srs, first: &CircuitSplit) -> Result<MemoryPlan> {
+    let key = key_now();
+    if let Some(p) = &state.plan {
+        if p.is_for(srs, &key) {
+            return Ok(p.plan.clone());
+        }
+    }
+    state.plan = None;
+    state.arena = None;
+    state.partial = None;
+    state.srs = None;
+    state.release_buffers();
+    // An eighth more than the first circuit's tails: the others of its SRS differ slightly.
+    let tails = [&first.l, &first.a, &first.b].map(|q| {
+        let t = q.tail_points.len();
+        t + t / 8
+    });
+    let ceiling = device::plan_ceiling(state.index)?;
+    let since = Instant::now();
+    let plan = loop {
+        let req = request(srs, &key, tails, device::plan_budget(state.index)?);
+        match memory_plan::plan(&req) {
+            Ok(plan) => break plan,
+            Err(e) if e.need <= ceiling && since.elapsed() < device::memory_wait() => {
+                // Another process holds what the proof needs; it may let go.
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            Err(e) => return Err(no_fit(state.index, e, &key)),
+        }
+    };
+    announce(state.index, srs, &plan);
+    state.plan = Some(PlannedFor {
+        srs: srs.downgrade(),
+        key,
+        plan: plan.clone(),
+    });
+    Ok(plan)
+}
+
+fn no_fit(device: usize, e: NoFit, key: &PlanKey) -> Error {
+    let why = if key.limit > 0 {
+        format!(
+            " (GROTH16_C2_VRAM_LIMIT caps the library at {:.2} GiB)",
+            device::gib(key.limit as usize)
+        )
+    } else {
+        String::new()
+    };
+    let all = if key.residency == Residency::Always {
+        " with the whole SRS resident (GROTH16_C2_SRS_RESIDENT=1)"
+    } else {
+        ""
+    };
+    Error::OutOfDeviceMemory(format!("GPU {device}: {e}{all}{why}"))
+}
+
+/// Says what a new plan does, once per SRS and size (plans are kept while they hold).
+fn announce(device: usize, srs: &Srs, plan: &MemoryPlan) {
+    if crate::telemetry::quiet() {
+        return;
+    }
+    let how = match plan.kind {
+        PlanKind::AllResident => "",
+        PlanKind::Streamed { .. } => " (the rest streams from page-locked host memory)",
+    };
+    eprintln!(
+        "groth16-c2: GPU {device}, {}: {plan}{how}",
+        srs.path.display()
+    );
+}

@@ -1,0 +1,710 @@
+//! The device section under a streamed memory plan: a group of circuits on one GPU, the SRS
+//! queries the plan keeps resident on the device and the others streamed in chunks from the
+//! page-locked host copy through the arena, as the ops of `crate::backend::streaming` say.
+//!
+//! [`StreamedGroup::add`] queues one circuit's H step and returns once its `a, b, c` are on the
+//! device (the caller's buffers and their staging may go); [`StreamedGroup::finish`] queues every
+//! other query for the whole group, each chunk of points serving every circuit before the next
+//! chunk comes, then waits for the streams and sums each circuit's results on the host.
+
+use std::ffi::c_void;
+use std::mem::size_of;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+
+use blstrs::{G1Projective, G2Projective, Scalar};
+use ff::{Field, PrimeField};
+use group::Group;
+use parking_lot::MutexGuard;
+
+use super::device::{grow, DeviceState};
+use super::h;
+use super::kernels::{self, Curve, MsmArgs, MsmStrategy};
+use super::points::{G1Xyzz, G2Xyzz};
+use super::resident::{pin_host_or_warn, ResidentQueries};
+use super::runtime::{upload_raw, zero_raw, DeviceBuffer, DeviceView, Event, Stream};
+use super::staging::Staged;
+use crate::assignment::Witness;
+use crate::backend::memory_plan::{chunk_for, MemoryPlan, Query};
+use crate::backend::streaming::{
+    Builder, CircuitQueries, EventId, HostSrc, Mem, Op, Space, Stage, StreamId, StreamPlan,
+};
+use crate::backend::{CircuitPrep, DeviceGroup, DeviceResults};
+use crate::error::{Error, Result};
+use crate::prover::split::CircuitSplit;
+use crate::srs::Srs;
+use crate::telemetry::ProofTimings;
+
+/// A group of circuits under a streamed plan; holds the device's state from its opening to its
+/// end, so no other section runs on the device meanwhile.
+pub struct StreamedGroup<'a> {
+    guard: MutexGuard<'static, Option<DeviceState>>,
+    srs: &'a Srs,
+    capacity: usize,
+    builder: Builder,
+    exec: Executor,
+    members: Vec<Member>,
+    /// Timing events around each circuit's H step.
+    h_marks: Vec<(Event, Event)>,
+    /// Where the G2 result slots start in the results buffer.
+    g2_results_at: usize,
+    done: bool,
+}
+
+struct Member {
+    index: usize,
+    split: CircuitSplit,
+    prep: Option<CircuitPrep>,
+}
+
+/// Result slots one circuit may fill: G1 (the H chunks, a batch addition and a tail per chunk of
+/// L, A and B_G1) and G2 (a batch addition and a tail per chunk of B_G2).
+fn slots_per_circuit(plan: &StreamPlan) -> (usize, usize) {
+    let chunks = |q: Query| {
+        plan.shape
+            .points(q)
+            .div_ceil(chunk_for(q.curve(), plan.chunk_points))
+    };
+    let h = if plan.resident.contains(Query::H) {
+        1
+    } else {
+        chunks(Query::H)
+    };
+    let g1 = h + 2 * (chunks(Query::L) + chunks(Query::A) + chunks(Query::BG1));
+    (g1.max(1), (2 * chunks(Query::BG2)).max(1))
+}
+
+impl<'a> StreamedGroup<'a> {
+    /// Opens a group of up to `capacity` circuits under `plan` (streamed) on the device whose
+    /// state `guard` holds: the tables, the resident queries and the arena are made or kept.
+    pub fn open(
+        mut guard: MutexGuard<'static, Option<DeviceState>>,
+        srs: &'a Srs,
+        plan: &MemoryPlan,
+        capacity: usize,
+    ) -> Result<StreamedGroup<'a>> {
+        let sp = StreamPlan::of(plan, crate::settings::g2_tail_on_gpu())
+            .expect("a streamed plan has a stream layout");
+        let state = guard.as_mut().expect("lock_device creates the state");
+        h::prepare_tables(state, sp.shape.lg_n)?;
+        // Uploads from the host copy run at PCIe speed only from page-locked memory.
+        pin_host_or_warn(srs);
+        if !state
+            .partial
+            .as_ref()
+            .is_some_and(|p| p.is(srs, sp.resident))
+        {
+            state.partial = None;
+            if !sp.resident.is_empty() {
+                state.partial = Some(ResidentQueries::upload(srs, sp.resident, &state.copy)?);
+            }
+        }
+        if state
+            .arena
+            .as_ref()
+            .is_none_or(|a| a.len() < sp.layout.bytes)
+        {
+            state.arena = None;
+            state.arena = Some(DeviceBuffer::new(sp.layout.bytes)?);
+        }
+        let (g1, g2) = slots_per_circuit(&sp);
+        let g2_results_at = capacity * g1 * size_of::<G1Xyzz>();
+        grow(
+            &mut state.scratch.results,
+            g2_results_at + capacity * g2 * size_of::<G2Xyzz>(),
+        )?;
+        Ok(StreamedGroup {
+            guard,
+            srs,
+            capacity,
+            builder: Builder::new(sp),
+            exec: Executor::default(),
+            members: Vec::new(),
+            h_marks: Vec::new(),
+            g2_results_at,
+            done: false,
+        })
+    }
+
+    fn state(&mut self) -> &mut DeviceState {
+        self.guard.as_mut().expect("lock_device creates the state")
+    }
+
+    /// Drains the streams after a failure: queued copies may still read staging buffers that
+    /// go back to their pool as soon as the group is dropped.
+    fn abandon(&mut self) {
+        self.done = true;
+        let state = self.state();
+        for s in [&state.copy, &state.side, &state.compute] {
+            let _ = s.synchronize();
+        }
+    }
+
+    /// Runs `f`, abandoning the group when it fails or panics.
+    fn guarded<R>(&mut self, f: impl FnOnce(&mut Self) -> Result<R>) -> Result<R> {
+        match catch_unwind(AssertUnwindSafe(|| f(self))) {
+            Ok(Ok(r)) => Ok(r),
+            Ok(Err(e)) => {
+                self.abandon();
+                Err(e)
+            }
+            Err(panic) => {
+                self.abandon();
+                resume_unwind(panic)
+            }
+        }
+    }
+
+    fn add_h(&mut self, k: usize, w: &Witness, prep: &mut Option<CircuitPrep>) -> Result<()> {
+        self.builder.h_step(k, [w.a.len(), w.b.len(), w.c.len()]);
+        let ops = self.builder.take_ops();
+        let srs = self.srs;
+        let ctx = self.context();
+        let state = self.guard.as_mut().expect("lock_device creates the state");
+        let marks = (Event::timing()?, Event::timing()?);
+        marks.0.record(&state.compute)?;
+        {
+            let staged = prep.as_ref().and_then(|p| p.downcast_ref::<Staged>());
+            let staged_abc = staged.map(Staged::abc).unwrap_or([None, None, None]);
+            let own = [w.a, w.b, w.c];
+            let abc: [&[Scalar]; 3] = [0, 1, 2].map(|i| staged_abc[i].unwrap_or(own[i]));
+            let host = |src: HostSrc| -> &[u8] {
+                match src {
+                    HostSrc::Abc { which, .. } => bytes_of(abc[which]),
+                    HostSrc::Points {
+                        query,
+                        first,
+                        count,
+                    } => points_bytes(srs, query, first, count),
+                    _ => unreachable!("the H step uploads a, b, c and points only"),
+                }
+            };
+            self.exec.run(&ops, state, &ctx, &host)?;
+        }
+        marks.1.record(&state.compute)?;
+        self.h_marks.push(marks);
+        // Tests only: a panic with uploads and the H step in flight.
+        crate::fault::panic_point();
+        // The caller's a, b, c and their staging may go once their uploads have run.
+        if let Some(event) = last_abc_upload(&ops) {
+            self.exec.event(event)?.synchronize()?;
+        }
+        if let Some(staged) = prep.as_mut().and_then(|p| p.downcast_mut::<Staged>()) {
+            staged.release_abc();
+        }
+        Ok(())
+    }
+
+    fn finish_queries(&mut self, timings: &mut ProofTimings) -> Result<Vec<DeviceResults>> {
+        let circuits: Vec<CircuitQueries> = self
+            .members
+            .iter()
+            .enumerate()
+            .map(|(k, m)| CircuitQueries {
+                circuit: k,
+                splits: [&m.split.l, &m.split.a, &m.split.b],
+            })
+            .collect();
+        self.builder.queries(&circuits);
+        drop(circuits);
+        let ops = self.builder.take_ops();
+        let ctx = self.context();
+        let srs = self.srs;
+        let StreamedGroup {
+            guard,
+            exec,
+            members,
+            h_marks,
+            builder,
+            ..
+        } = self;
+        let state = guard.as_mut().expect("lock_device creates the state");
+        let host = |src: HostSrc| -> &[u8] {
+            match src {
+                HostSrc::Points {
+                    query,
+                    first,
+                    count,
+                } => points_bytes(srs, query, first, count),
+                HostSrc::Bitmap {
+                    circuit,
+                    split,
+                    first,
+                    count,
+                } => bytes_of(&query_parts(&members[circuit], split).0[first..first + count]),
+                HostSrc::TailIndex {
+                    circuit,
+                    split,
+                    first,
+                    count,
+                } => bytes_of(&query_parts(&members[circuit], split).1[first..first + count]),
+                HostSrc::TailScalars {
+                    circuit,
+                    split,
+                    first,
+                    count,
+                } => bytes_of(&query_parts(&members[circuit], split).2[first..first + count]),
+                HostSrc::Abc { .. } => unreachable!("the queries upload no a, b, c"),
+            }
+        };
+        exec.run(&ops, state, &ctx, &host)?;
+        for s in [&state.copy, &state.side, &state.compute] {
+            s.synchronize()?;
+        }
+
+        let results = state.scratch.results.as_ref().expect("grown in open");
+        let mut bytes = vec![0u8; results.len()];
+        results.download_async(&mut bytes, &state.compute)?;
+        state.compute.synchronize()?;
+        let g2_tail = builder.plan().g2_tail_on_gpu;
+        let mut out: Vec<DeviceResults> = (0..members.len())
+            .map(|_| DeviceResults {
+                h: G1Projective::identity(),
+                l: G1Projective::identity(),
+                a: G1Projective::identity(),
+                b_g1: G1Projective::identity(),
+                b_g2: G2Projective::identity(),
+                b_g2_tail_done: g2_tail,
+            })
+            .collect();
+        let map = builder.results();
+        for (slot, &(c, q)) in map.g1.iter().enumerate() {
+            let at = slot * size_of::<G1Xyzz>();
+            // SAFETY: the slot lies inside the downloaded buffer (sized for the group in open).
+            let p: G1Xyzz = unsafe { std::ptr::read_unaligned(bytes[at..].as_ptr().cast()) };
+            let p = p.to_projective();
+            let r = &mut out[c];
+            match q {
+                Query::H => r.h += p,
+                Query::L => r.l += p,
+                Query::A => r.a += p,
+                Query::BG1 => r.b_g1 += p,
+                Query::BG2 => unreachable!("B_G2 results are G2"),
+            }
+        }
+        for (slot, &(c, _)) in map.g2.iter().enumerate() {
+            let at = ctx.g2_results_at + slot * size_of::<G2Xyzz>();
+            // SAFETY: as above.
+            let p: G2Xyzz = unsafe { std::ptr::read_unaligned(bytes[at..].as_ptr().cast()) };
+            out[c].b_g2 += p.to_projective();
+        }
+
+        for (start, end) in h_marks.iter() {
+            timings.ntt_msm_h_ms += end.elapsed_ms(start)?;
+        }
+        exec.add_times(timings)?;
+        timings.h2d_bytes += builder.upload_bytes() as u64;
+        timings.stream_chunk_points = builder.plan().chunk_points as u64;
+        Ok(out)
+    }
+
+    /// The device addresses the ops refer to.
+    fn context(&mut self) -> Context {
+        let g2_results_at = self.g2_results_at;
+        let plan = self.builder.plan().clone();
+        let state = self.state();
+        let arena = state.arena.as_ref().expect("allocated in open");
+        let mut resident = [std::ptr::null(); 5];
+        if let Some(p) = &state.partial {
+            for q in Query::ALL {
+                resident[q.index()] = p.ptr(q);
+            }
+        }
+        Context {
+            arena: arena.as_ptr() as *mut c_void,
+            arena_bytes: arena.len(),
+            resident,
+            results: state
+                .scratch
+                .results
+                .as_ref()
+                .expect("grown in open")
+                .as_ptr() as *mut c_void,
+            g2_results_at,
+            plan,
+        }
+    }
+}
+
+impl DeviceGroup for StreamedGroup<'_> {
+    fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    fn add(
+        &mut self,
+        index: usize,
+        w: &Witness,
+        split: CircuitSplit,
+        prep: Option<CircuitPrep>,
+        _timings: &mut ProofTimings,
+    ) -> Result<()> {
+        let k = self.members.len();
+        assert!(k < self.capacity, "a full group takes no more circuits");
+        let mut prep = prep;
+        self.guarded(|g| g.add_h(k, w, &mut prep))?;
+        self.members.push(Member { index, split, prep });
+        Ok(())
+    }
+
+    fn finish(
+        mut self: Box<Self>,
+        timings: &mut ProofTimings,
+    ) -> Result<Vec<(usize, DeviceResults, CircuitSplit)>> {
+        let results = self.guarded(|g| g.finish_queries(timings))?;
+        self.done = true;
+        for _ in &results {
+            super::device::count_circuit(self.guard.as_ref().map_or(0, |s| s.index));
+        }
+        let members = std::mem::take(&mut self.members);
+        Ok(members
+            .into_iter()
+            .zip(results)
+            .map(|(m, r)| (m.index, r, m.split))
+            .collect())
+    }
+}
+
+impl Drop for StreamedGroup<'_> {
+    fn drop(&mut self) {
+        if !self.done {
+            self.abandon();
+        }
+    }
+}
+
+/// The bitmap words, tail indices and tail scalars of split `split` (L, A, B) of a member, from
+/// its staging when it has one.
+fn query_parts(m: &Member, split: usize) -> (&[u64], &[u32], &[blst::blst_scalar]) {
+    if let Some(staged) = m.prep.as_ref().and_then(|p| p.downcast_ref::<Staged>()) {
+        return staged.query(split);
+    }
+    let q = [&m.split.l, &m.split.a, &m.split.b][split];
+    (&q.ones.words[..], &q.tail_points[..], &q.tail_scalars[..])
+}
+
+/// The event recorded after the last upload of `a`, `b` or `c` in `ops`.
+fn last_abc_upload(ops: &[Op]) -> Option<EventId> {
+    let last = ops.iter().rposition(|op| {
+        matches!(
+            op,
+            Op::Upload {
+                src: HostSrc::Abc { .. },
+                ..
+            }
+        )
+    })?;
+    ops[last..].iter().find_map(|op| match *op {
+        Op::Record {
+            stream: StreamId::Copy,
+            event,
+        } => Some(event),
+        _ => None,
+    })
+}
+
+fn points_bytes(srs: &Srs, q: Query, first: usize, count: usize) -> &[u8] {
+    match q {
+        Query::H => bytes_of(&srs.h[first..first + count]),
+        Query::L => bytes_of(&srs.l[first..first + count]),
+        Query::A => bytes_of(&srs.a[first..first + count]),
+        Query::BG1 => bytes_of(&srs.b_g1[first..first + count]),
+        Query::BG2 => bytes_of(&srs.b_g2[first..first + count]),
+    }
+}
+
+fn bytes_of<T>(v: &[T]) -> &[u8] {
+    // SAFETY: plain-data values viewed as bytes.
+    unsafe { std::slice::from_raw_parts(v.as_ptr().cast(), size_of_val(v)) }
+}
+
+/// Device addresses of one group's memory.
+struct Context {
+    arena: *mut c_void,
+    arena_bytes: usize,
+    /// Resident queries by [`Query::ALL`] order (null when streamed).
+    resident: [*const c_void; 5],
+    results: *mut c_void,
+    g2_results_at: usize,
+    plan: StreamPlan,
+}
+
+impl Context {
+    fn ptr(&self, mem: Mem) -> *mut c_void {
+        match mem.space {
+            Space::Arena => {
+                assert!(
+                    mem.offset + mem.bytes <= self.arena_bytes,
+                    "{mem:?} past the arena"
+                );
+                // SAFETY: inside the arena (checked above).
+                unsafe { self.arena.cast::<u8>().add(mem.offset).cast() }
+            }
+            Space::Resident(q) => {
+                let base = self.resident[q.index()];
+                assert!(!base.is_null(), "{q:?} is not resident");
+                // SAFETY: the op's range lies inside the resident query.
+                unsafe { base.cast::<u8>().add(mem.offset).cast_mut().cast() }
+            }
+        }
+    }
+
+    fn view(&self, mem: Mem) -> DeviceView {
+        // SAFETY: the range lies inside a live allocation of the group.
+        unsafe { DeviceView::new(self.ptr(mem), mem.bytes) }
+    }
+
+    fn result(&self, slot: crate::backend::streaming::Slot) -> *mut c_void {
+        let at = match slot.curve {
+            Curve::G1 => slot.index * size_of::<G1Xyzz>(),
+            Curve::G2 => self.g2_results_at + slot.index * size_of::<G2Xyzz>(),
+        };
+        // SAFETY: slots lie inside the results buffer sized for the group.
+        unsafe { self.results.cast::<u8>().add(at).cast() }
+    }
+
+    fn workspace(&self) -> (*mut c_void, usize) {
+        let ws = &self.plan.layout.workspace;
+        (
+            self.ptr(Mem {
+                space: Space::Arena,
+                offset: ws.start,
+                bytes: ws.len(),
+            }),
+            ws.len(),
+        )
+    }
+}
+
+/// What an op's pair of timing events measured.
+#[derive(Clone, Copy)]
+enum Timed {
+    Upload,
+    Kernel(Stage),
+}
+
+/// Runs ops on the device's streams: the events by number, and timing pairs around uploads and
+/// kernels.
+#[derive(Default)]
+struct Executor {
+    events: Vec<Option<Event>>,
+    timed: Vec<(Timed, Event, Event)>,
+}
+
+impl Executor {
+    fn event(&mut self, id: EventId) -> Result<&Event> {
+        if self.events.len() <= id {
+            self.events.resize_with(id + 1, || None);
+        }
+        if self.events[id].is_none() {
+            self.events[id] = Some(Event::new()?);
+        }
+        Ok(self.events[id].as_ref().expect("made above"))
+    }
+
+    /// Runs `f` between two timing events on `stream`.
+    fn timed(
+        &mut self,
+        what: Timed,
+        stream: &Stream,
+        f: impl FnOnce() -> Result<()>,
+    ) -> Result<()> {
+        let (start, end) = (Event::timing()?, Event::timing()?);
+        start.record(stream)?;
+        f()?;
+        end.record(stream)?;
+        self.timed.push((what, start, end));
+        Ok(())
+    }
+
+    /// Adds the measured times to `timings` (the streams must have run them).
+    fn add_times(&self, timings: &mut ProofTimings) -> Result<()> {
+        for (what, start, end) in &self.timed {
+            let ms = end.elapsed_ms(start)?;
+            match what {
+                Timed::Upload => timings.h2d_busy_ms += ms,
+                Timed::Kernel(Stage::BatchAdd) => timings.batch_add_ms += ms,
+                Timed::Kernel(Stage::TailMsm) => timings.tail_msm_ms += ms,
+                Timed::Kernel(Stage::G2Tail) => timings.b_g2_msm_ms += ms,
+                Timed::Kernel(Stage::H) => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn run<'h>(
+        &mut self,
+        ops: &[Op],
+        state: &DeviceState,
+        ctx: &Context,
+        host: &dyn Fn(HostSrc) -> &'h [u8],
+    ) -> Result<()> {
+        let stream = |s: StreamId| match s {
+            StreamId::Copy => &state.copy,
+            StreamId::Side => &state.side,
+            StreamId::Compute => &state.compute,
+        };
+        let compute = &state.compute;
+        let lg = ctx.plan.shape.lg_n;
+        let n = 1usize << lg;
+        let table = state.table.as_ref();
+        let coset = state.coset.iter().find(|c| c.lg_n == lg);
+        let g = Scalar::MULTIPLICATIVE_GENERATOR;
+        for op in ops {
+            match *op {
+                Op::Upload {
+                    stream: s,
+                    dst,
+                    src,
+                } => {
+                    let bytes = host(src);
+                    if bytes.len() != dst.bytes {
+                        return Err(Error::Panic(format!(
+                            "an upload of {} bytes into {} ({src:?})",
+                            bytes.len(),
+                            dst.bytes
+                        )));
+                    }
+                    let to = ctx.ptr(dst);
+                    self.timed(Timed::Upload, stream(s), || {
+                        // SAFETY: the destination lies in the group's memory; the source
+                        // outlives the copy (the group waits for its streams before its sources
+                        // go).
+                        unsafe { upload_raw(to, bytes.as_ptr(), bytes.len(), stream(s)) }
+                    })?;
+                }
+                Op::Record { stream: s, event } => self.event(event)?.record(stream(s))?,
+                Op::Wait { stream: s, event } => {
+                    let e = self.event(event)?;
+                    stream(s).wait(e)?;
+                }
+                Op::ZeroFrom { poly, from } => {
+                    let at = poly.offset + from * 32;
+                    let tail = Mem {
+                        space: poly.space,
+                        offset: at,
+                        bytes: poly.bytes.saturating_sub(from * 32),
+                    };
+                    // SAFETY: inside the polynomial's range.
+                    unsafe { zero_raw(ctx.ptr(tail), tail.bytes, compute)? };
+                }
+                Op::Lde { poly } => {
+                    let table = table.expect("tables built in open");
+                    let mut v = ctx.view(poly);
+                    match coset {
+                        Some(c) => kernels::ntt_lde(&mut v, table, c, compute)?,
+                        None => {
+                            let n_inv = Scalar::from(n as u64).invert().unwrap();
+                            kernels::ntt(&mut v, lg, true, false, true, table, compute)?;
+                            kernels::scale_powers(&mut v, lg, n_inv, g, true, compute)?;
+                            kernels::ntt(&mut v, lg, false, true, false, table, compute)?;
+                        }
+                    }
+                }
+                Op::Pointwise { a, b, c, last } => {
+                    // Folded into the inverse coset transform where the tables fold it.
+                    let factor = if last && coset.is_none() {
+                        let n_inv = Scalar::from(n as u64).invert().unwrap();
+                        let z_inv = (g.pow_vartime([n as u64]) - Scalar::ONE).invert().unwrap();
+                        z_inv * n_inv
+                    } else {
+                        Scalar::ONE
+                    };
+                    let (vb, vc) = (b.map(|m| ctx.view(m)), c.map(|m| ctx.view(m)));
+                    kernels::h_pointwise(
+                        &mut ctx.view(a),
+                        vb.as_ref().map(|v| v as &dyn super::runtime::DeviceSpan),
+                        vc.as_ref().map(|v| v as &dyn super::runtime::DeviceSpan),
+                        n,
+                        factor,
+                        compute,
+                    )?;
+                }
+                Op::InverseCoset { poly } => {
+                    let table = table.expect("tables built in open");
+                    let mut v = ctx.view(poly);
+                    match coset {
+                        Some(c) => kernels::ntt_coset(&mut v, true, table, c, compute)?,
+                        None => {
+                            kernels::ntt(&mut v, lg, true, false, true, table, compute)?;
+                            let g_inv = g.invert().unwrap();
+                            kernels::scale_powers(&mut v, lg, Scalar::ONE, g_inv, true, compute)?;
+                        }
+                    }
+                }
+                Op::BitReverse { poly } => kernels::bit_reverse(&mut ctx.view(poly), lg, compute)?,
+                Op::Rebase { index, n, base } => {
+                    let to = ctx.ptr(index);
+                    self.timed(Timed::Kernel(Stage::TailMsm), compute, || {
+                        // SAFETY: the side buffer holds n indices.
+                        unsafe { kernels::index_rebase(to, n, base, compute) }
+                    })?;
+                }
+                Op::BatchAdd {
+                    curve,
+                    points,
+                    n_points,
+                    bitmap,
+                    result,
+                } => {
+                    let (ws, ws_len) = ctx.workspace();
+                    let (p, b, r) = (ctx.ptr(points), ctx.ptr(bitmap), ctx.result(result));
+                    self.timed(Timed::Kernel(Stage::BatchAdd), compute, || {
+                        // SAFETY: every range lies in the group's memory, sized by the plan.
+                        unsafe {
+                            kernels::batch_add(
+                                curve,
+                                p,
+                                n_points,
+                                b.cast_const().cast(),
+                                ws,
+                                ws_len,
+                                r,
+                                compute,
+                            )
+                        }
+                    })?;
+                }
+                Op::Msm {
+                    curve,
+                    points,
+                    n_points,
+                    index,
+                    scalars,
+                    montgomery,
+                    n,
+                    bit_reversed,
+                    result,
+                    stage,
+                } => {
+                    let (ws, ws_len) = ctx.workspace();
+                    let args = MsmArgs {
+                        curve,
+                        points: ctx.ptr(points),
+                        n_points,
+                        index: index.map_or(std::ptr::null(), |m| ctx.ptr(m).cast_const().cast()),
+                        scalars: ctx.ptr(scalars),
+                        montgomery,
+                        n,
+                        strategy: MsmStrategy::configured(),
+                        window: 0,
+                        bit_reversed,
+                        copies: 0,
+                        workspace: ws,
+                        workspace_bytes: ws_len,
+                        result: ctx.result(result),
+                    };
+                    let run = || {
+                        // SAFETY: every range lies in the group's memory, sized by the plan.
+                        unsafe { kernels::msm(&args, compute) }
+                    };
+                    if stage == Stage::H {
+                        run()?;
+                    } else {
+                        self.timed(Timed::Kernel(stage), compute, run)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
