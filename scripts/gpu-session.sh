@@ -13,15 +13,21 @@
 #   soak     waits for the params, then 1,000 proofs (SOAK_ARGS to change)
 #   ncu      Nsight Compute over the NTT/H kernels of one gpu_bench variant (NCU_LOG_N, default
 #            27; NCU_VARIANT, default fwd_nn; see scripts/gpu-ncu.sh), a table per launch
+#   stream   the streamed SRS under each device-memory size of STREAM_FREE (default
+#            "16G 24G"; "all" for no limit): `bench --partition --vram-limit` at STREAM_LOG_N
+#            (default 26) one partition per call, a call of STREAM_BATCH (default 10) sharing one
+#            witness, `bench --proofs` with one and two workers; then supraseal-c2's bench
+#            (supraseal_c2bench copied into the pack) with hold_gpu_memory holding the rest of
+#            the device (STREAM_SUPRA=0 skips it; its params file is written once to /tmp)
 # With BUILD=<name>, `tests` and `sanitize` run an A/B variant's test binaries, packed as
 # examples/<name>_<test> (GPU_PACK_EXTRA="gpu-var/<name>/gpu_ntt=<name>_gpu_ntt ..."), and the
 # default's where the variant has none (say, gpu_field for an NTT switch).
 # Budget each call: `ab` about 5 minutes for 8 builds, `tests` 9 (two calls), `sanitize` 8-10,
 # `soak` 3.
 set -uo pipefail
-pack=${1:?usage: gpu-session.sh PACK OUT params|ab|tests|sanitize|soak|ncu}
-out=${2:?usage: gpu-session.sh PACK OUT params|ab|tests|sanitize|soak|ncu}
-step=${3:?usage: gpu-session.sh PACK OUT params|ab|tests|sanitize|soak|ncu}
+pack=${1:?usage: gpu-session.sh PACK OUT params|ab|tests|sanitize|soak|ncu|stream}
+out=${2:?usage: gpu-session.sh PACK OUT params|ab|tests|sanitize|soak|ncu|stream}
+step=${3:?usage: gpu-session.sh PACK OUT params|ab|tests|sanitize|soak|ncu|stream}
 here=$(dirname "$0")
 bin=$(bash "$here/gpu-unpack.sh" "$pack") || exit 1
 mkdir -p "$out" params-cache
@@ -90,6 +96,38 @@ soak)
     ;;
 ncu)
     bash "$here/gpu-ncu.sh" "$pack" "$out/ncu" "${NCU_LOG_N:-27}" "${NCU_VARIANT:-fwd_nn}"
+    ;;
+stream)
+    k=${STREAM_LOG_N:-26}
+    for free in ${STREAM_FREE:-16G 24G}; do
+        limit=()
+        [ "$free" != all ] && limit=(--vram-limit "$free")
+        echo "=== 2^$k, ${free} of device memory"
+        "$bin/examples/bench" --partition --log-n "$k" --runs 3 "${limit[@]}" 2>&1 |
+            tee "$out/stream-$k-$free-c1.log" | sed -n '/^log_n/,$p'
+        "$bin/examples/bench" --partition --log-n "$k" --runs 2 --batch "${STREAM_BATCH:-10}" \
+            --share-witness "${limit[@]}" 2>&1 | tee "$out/stream-$k-$free-c10.log" | sed -n '/^log_n/,$p'
+        "$bin/examples/bench" --proofs 6 --jobs 2 --workers 1,2 --log-n "$k" --timeline 0 \
+            "${limit[@]}" 2>&1 | tee "$out/stream-$k-$free-gw.log" | tail -n 12
+    done
+    if [ "${STREAM_SUPRA:-1}" = 1 ] && [ -x "$pack/supraseal_c2bench" ]; then
+        params=/tmp/supra-$k.params
+        [ -f "$params" ] || "$pack/supraseal_c2bench" gen-srs --log-n "$k" --inputs 328 \
+            --a-permille 997 --b-permille 254 --out "$params" >"$out/supra-gen.log" 2>&1
+        for free in ${STREAM_FREE:-16G 24G}; do
+            holder=
+            if [ "$free" != all ]; then
+                # Holds the rest of the device while supraseal-c2 proves, as a smaller card would.
+                coproc HOLD { "$bin/examples/hold_gpu_memory" --leave "$free"; }
+                read -r line <&"${HOLD[0]}" && echo "$line"
+                holder=$HOLD_PID
+            fi
+            echo "=== supraseal-c2, 2^$k, ${free} of device memory"
+            "$pack/supraseal_c2bench" prove --srs "$params" --circuits 1 --iters 3 --warmup 1 \
+                --bool-permille 920 2>&1 | tee "$out/supra-$k-$free.log" | tail -n 6
+            [ -n "$holder" ] && kill "$holder" && wait "$holder" 2>/dev/null
+        done
+    fi
     ;;
 *)
     echo "unknown step $step" >&2

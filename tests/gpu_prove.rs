@@ -224,15 +224,24 @@ fn porep_params(log_n: u32) -> (Parameters<Bls12>, Srs) {
     (params, srs)
 }
 
-fn porep_size(test: &str, log_n: u32) {
+/// Whether `test` runs here: a GPU, and `log_n` within `GROTH16_C2_GPU_PROVE_MAX_LOG_N` (a
+/// SKIP line otherwise).
+fn runs_here(test: &str, log_n: u32) -> bool {
     if !gpu_or_skip(test) {
-        return;
+        return false;
     }
     if log_n > max_log_n() {
         say(&format!(
             "SKIP {test}: GROTH16_C2_GPU_PROVE_MAX_LOG_N is {}",
             max_log_n()
         ));
+        return false;
+    }
+    true
+}
+
+fn porep_size(test: &str, log_n: u32) {
+    if !runs_here(test, log_n) {
         return;
     }
     let (params, srs) = porep_params(log_n);
@@ -537,14 +546,7 @@ fn uneven_chunk(log_n: u32) -> usize {
 }
 
 fn streamed_size(test: &str, log_n: u32) {
-    if !gpu_or_skip(test) {
-        return;
-    }
-    if log_n > max_log_n() {
-        say(&format!(
-            "SKIP {test}: GROTH16_C2_GPU_PROVE_MAX_LOG_N is {}",
-            max_log_n()
-        ));
+    if !runs_here(test, log_n) {
         return;
     }
     let (params, srs) = porep_params(log_n);

@@ -251,7 +251,8 @@ pub struct MemoryPlan {
     pub shape: ProofShape,
     pub budget: usize,
     pub kind: PlanKind,
-    /// Device bytes of the NTT tables and the results.
+    /// Device bytes of the NTT tables and the results (of a group of [`MAX_GROUP`] circuits
+    /// when streamed).
     pub fixed_bytes: usize,
     /// Device bytes of the resident queries.
     pub resident_bytes: usize,
@@ -350,8 +351,41 @@ impl fmt::Display for NoFit {
 /// H query's precomputed copies when they fit, another process's proof).
 pub const RESIDENT_MARGIN_BYTES: usize = 2 << 30;
 
-/// Device bytes for the results of every MSM of a call (a few thousand points at most).
-pub const RESULTS_BYTES: usize = 16 << 20;
+/// Device bytes for the results of the all-resident path (nine points per circuit).
+pub const RESULTS_BYTES: usize = 1 << 20;
+
+/// The most circuits of a call one streamed group takes (filecoin-proofs calls with ten): each
+/// member's bitmaps and tails stay staged until the group's pass over the queries.
+pub const MAX_GROUP: usize = 10;
+
+/// Bytes of a G1 and a G2 result point on the device (XYZZ coordinates).
+pub const G1_RESULT_BYTES: usize = 192;
+pub const G2_RESULT_BYTES: usize = 384;
+
+/// Result slots one circuit of a streamed group may fill: G1 (the H chunks, or one H MSM over
+/// the resident query; a batch addition and a tail per chunk of L, A and B_G1) and G2 (a batch
+/// addition and a tail per chunk of B_G2).
+pub fn result_slots(shape: &ProofShape, resident: QuerySet, g1_chunk: usize) -> (usize, usize) {
+    let chunks = |q: Query| shape.points(q).div_ceil(chunk_for(q.curve(), g1_chunk));
+    let h = if resident.contains(Query::H) {
+        1
+    } else {
+        chunks(Query::H)
+    };
+    let g1 = h + 2 * (chunks(Query::L) + chunks(Query::A) + chunks(Query::BG1));
+    (g1.max(1), (2 * chunks(Query::BG2)).max(1))
+}
+
+/// Device bytes of a streamed group's results for `circuits` circuits.
+pub fn results_bytes(
+    shape: &ProofShape,
+    resident: QuerySet,
+    g1_chunk: usize,
+    circuits: usize,
+) -> usize {
+    let (g1, g2) = result_slots(shape, resident, g1_chunk);
+    circuits * (g1 * G1_RESULT_BYTES + g2 * G2_RESULT_BYTES)
+}
 
 /// Smallest domain the NTT table is built for (it serves every smaller one).
 pub const MIN_TABLE_LG: u32 = 16;
@@ -461,10 +495,11 @@ pub fn plan(req: &PlanRequest) -> Result<MemoryPlan, NoFit> {
             for &chunk in &chunks {
                 for slots in [2, 3] {
                     let layout = arena_layout(req, resident, polys, chunk, slots);
+                    let results = results_bytes(&shape, resident, chunk, MAX_GROUP);
                     let p = MemoryPlan {
                         shape,
                         budget: req.budget,
-                        fixed_bytes: fixed,
+                        fixed_bytes: table_bytes(shape.lg_n) + results,
                         resident_bytes,
                         working_bytes: layout.bytes,
                         kind: PlanKind::Streamed {
@@ -498,10 +533,14 @@ pub fn minimum_bytes(req: &PlanRequest) -> usize {
         Some(c) => vec![c.max(64).next_multiple_of(64)],
         None => CHUNK_LGS.map(|lg| 1usize << lg).collect(),
     };
-    let fixed = table_bytes(req.shape.lg_n) + RESULTS_BYTES;
+    let tables = table_bytes(req.shape.lg_n);
     chunks
         .iter()
-        .map(|&chunk| fixed + arena_layout(req, QuerySet::NONE, 2, chunk, 2).bytes)
+        .map(|&chunk| {
+            tables
+                + results_bytes(&req.shape, QuerySet::NONE, chunk, MAX_GROUP)
+                + arena_layout(req, QuerySet::NONE, 2, chunk, 2).bytes
+        })
         .min()
         .unwrap_or(usize::MAX)
 }

@@ -37,10 +37,6 @@ use staging::Staged;
 /// Everything on the GPU but the 0/1 split and the epilogue.
 pub struct CudaBackend;
 
-/// The most circuits of a call one streamed group takes (filecoin-proofs calls with ten): each
-/// member's bitmaps and tails stay staged until the group's pass over the queries.
-const MAX_GROUP: usize = 10;
-
 impl Backend for CudaBackend {
     fn name(&self) -> &'static str {
         "cuda"
@@ -96,7 +92,9 @@ impl Backend for CudaBackend {
     }
 
     fn check_fits(&self, device: usize, srs: &Srs) -> Result<()> {
-        let _guard = device::lock_device(device)?;
+        // Without the device's state: another worker's section may hold it for a while, and
+        // this needs only the card's size.
+        runtime::set_device(device)?;
         planning::check_fits(device, srs)
     }
 
@@ -120,7 +118,7 @@ impl Backend for CudaBackend {
         let capacity = if crate::host_memory::budget() > 0 {
             1
         } else {
-            circuits.clamp(1, MAX_GROUP)
+            circuits.clamp(1, super::memory_plan::MAX_GROUP)
         };
         Ok(Box::new(streamed::StreamedGroup::open(
             guard, srs, &plan, capacity,

@@ -79,6 +79,9 @@ pub fn plan_for(state: &mut DeviceState, srs: &Srs, first: &CircuitSplit) -> Res
     state.partial = None;
     state.srs = None;
     state.release_buffers();
+    // The tables too (milliseconds to rebuild): the plan counts those of its own size only.
+    state.table = None;
+    state.coset.clear();
     // An eighth more than the first circuit's tails: the others of its SRS differ slightly.
     let tails = [&first.l, &first.a, &first.b].map(|q| {
         let t = q.tail_points.len();

@@ -11,12 +11,11 @@ use std::ffi::c_void;
 use std::mem::size_of;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
-use blstrs::{G1Projective, G2Projective, Scalar};
+use blstrs::Scalar;
 use ff::{Field, PrimeField};
-use group::Group;
 use parking_lot::MutexGuard;
 
-use super::device::{grow, DeviceState};
+use super::device::DeviceState;
 use super::h;
 use super::kernels::{self, Curve, MsmArgs, MsmStrategy};
 use super::points::{G1Xyzz, G2Xyzz};
@@ -24,9 +23,10 @@ use super::resident::{pin_host_or_warn, ResidentQueries};
 use super::runtime::{upload_raw, zero_raw, DeviceBuffer, DeviceView, Event, Stream};
 use super::staging::Staged;
 use crate::assignment::Witness;
-use crate::backend::memory_plan::{chunk_for, MemoryPlan, Query};
+use crate::backend::memory_plan::{result_slots, MemoryPlan, Query};
 use crate::backend::streaming::{
-    Builder, CircuitQueries, EventId, HostSrc, Mem, Op, Space, Stage, StreamId, StreamPlan,
+    points_bytes, Builder, CircuitQueries, EventId, HostSrc, Mem, Op, Space, Stage, StreamId,
+    StreamPlan,
 };
 use crate::backend::{CircuitPrep, DeviceGroup, DeviceResults};
 use crate::error::{Error, Result};
@@ -54,23 +54,6 @@ struct Member {
     index: usize,
     split: CircuitSplit,
     prep: Option<CircuitPrep>,
-}
-
-/// Result slots one circuit may fill: G1 (the H chunks, a batch addition and a tail per chunk of
-/// L, A and B_G1) and G2 (a batch addition and a tail per chunk of B_G2).
-fn slots_per_circuit(plan: &StreamPlan) -> (usize, usize) {
-    let chunks = |q: Query| {
-        plan.shape
-            .points(q)
-            .div_ceil(chunk_for(q.curve(), plan.chunk_points))
-    };
-    let h = if plan.resident.contains(Query::H) {
-        1
-    } else {
-        chunks(Query::H)
-    };
-    let g1 = h + 2 * (chunks(Query::L) + chunks(Query::A) + chunks(Query::BG1));
-    (g1.max(1), (2 * chunks(Query::BG2)).max(1))
 }
 
 impl<'a> StreamedGroup<'a> {
@@ -106,12 +89,19 @@ impl<'a> StreamedGroup<'a> {
             state.arena = None;
             state.arena = Some(DeviceBuffer::new(sp.layout.bytes)?);
         }
-        let (g1, g2) = slots_per_circuit(&sp);
+        let (g1, g2) = result_slots(&sp.shape, sp.resident, sp.chunk_points);
         let g2_results_at = capacity * g1 * size_of::<G1Xyzz>();
-        grow(
-            &mut state.scratch.results,
-            g2_results_at + capacity * g2 * size_of::<G2Xyzz>(),
-        )?;
+        // Exactly what the group needs: the plan counted no more.
+        let results = g2_results_at + capacity * g2 * size_of::<G2Xyzz>();
+        if state
+            .scratch
+            .results
+            .as_ref()
+            .is_none_or(|r| r.len() < results)
+        {
+            state.scratch.results = None;
+            state.scratch.results = Some(DeviceBuffer::new(results)?);
+        }
         Ok(StreamedGroup {
             guard,
             srs,
@@ -155,7 +145,11 @@ impl<'a> StreamedGroup<'a> {
     }
 
     fn add_h(&mut self, k: usize, w: &Witness, prep: &mut Option<CircuitPrep>) -> Result<()> {
-        self.builder.h_step(k, [w.a.len(), w.b.len(), w.c.len()]);
+        // The group's last circuit leaves its H MSM to the pass over the queries, which runs
+        // it among the query chunks (their uploads then overlap its kernels).
+        let last = k + 1 == self.capacity;
+        self.builder
+            .h_step(k, [w.a.len(), w.b.len(), w.c.len()], last);
         let ops = self.builder.take_ops();
         let srs = self.srs;
         let ctx = self.context();
@@ -178,7 +172,7 @@ impl<'a> StreamedGroup<'a> {
                     _ => unreachable!("the H step uploads a, b, c and points only"),
                 }
             };
-            self.exec.run(&ops, state, &ctx, &host)?;
+            self.exec.run(&ops, state, &ctx, &host, false)?;
         }
         marks.1.record(&state.compute)?;
         self.h_marks.push(marks);
@@ -246,7 +240,7 @@ impl<'a> StreamedGroup<'a> {
                 HostSrc::Abc { .. } => unreachable!("the queries upload no a, b, c"),
             }
         };
-        exec.run(&ops, state, &ctx, &host)?;
+        exec.run(&ops, state, &ctx, &host, true)?;
         for s in [&state.copy, &state.side, &state.compute] {
             s.synchronize()?;
         }
@@ -256,37 +250,33 @@ impl<'a> StreamedGroup<'a> {
         results.download_async(&mut bytes, &state.compute)?;
         state.compute.synchronize()?;
         let g2_tail = builder.plan().g2_tail_on_gpu;
-        let mut out: Vec<DeviceResults> = (0..members.len())
-            .map(|_| DeviceResults {
-                h: G1Projective::identity(),
-                l: G1Projective::identity(),
-                a: G1Projective::identity(),
-                b_g1: G1Projective::identity(),
-                b_g2: G2Projective::identity(),
+        let point = |at: usize| -> &[u8] { &bytes[at..] };
+        let sums = builder.results().sums(
+            members.len(),
+            |slot| {
+                let at = slot * size_of::<G1Xyzz>();
+                // SAFETY: the slot lies inside the downloaded buffer (sized for the group).
+                let p: G1Xyzz = unsafe { std::ptr::read_unaligned(point(at).as_ptr().cast()) };
+                p.to_projective()
+            },
+            |slot| {
+                let at = ctx.g2_results_at + slot * size_of::<G2Xyzz>();
+                // SAFETY: as above.
+                let p: G2Xyzz = unsafe { std::ptr::read_unaligned(point(at).as_ptr().cast()) };
+                p.to_projective()
+            },
+        );
+        let out: Vec<DeviceResults> = sums
+            .into_iter()
+            .map(|s| DeviceResults {
+                h: s.h,
+                l: s.l,
+                a: s.a,
+                b_g1: s.b_g1,
+                b_g2: s.b_g2,
                 b_g2_tail_done: g2_tail,
             })
             .collect();
-        let map = builder.results();
-        for (slot, &(c, q)) in map.g1.iter().enumerate() {
-            let at = slot * size_of::<G1Xyzz>();
-            // SAFETY: the slot lies inside the downloaded buffer (sized for the group in open).
-            let p: G1Xyzz = unsafe { std::ptr::read_unaligned(bytes[at..].as_ptr().cast()) };
-            let p = p.to_projective();
-            let r = &mut out[c];
-            match q {
-                Query::H => r.h += p,
-                Query::L => r.l += p,
-                Query::A => r.a += p,
-                Query::BG1 => r.b_g1 += p,
-                Query::BG2 => unreachable!("B_G2 results are G2"),
-            }
-        }
-        for (slot, &(c, _)) in map.g2.iter().enumerate() {
-            let at = ctx.g2_results_at + slot * size_of::<G2Xyzz>();
-            // SAFETY: as above.
-            let p: G2Xyzz = unsafe { std::ptr::read_unaligned(bytes[at..].as_ptr().cast()) };
-            out[c].b_g2 += p.to_projective();
-        }
 
         for (start, end) in h_marks.iter() {
             timings.ntt_msm_h_ms += end.elapsed_ms(start)?;
@@ -402,16 +392,6 @@ fn last_abc_upload(ops: &[Op]) -> Option<EventId> {
     })
 }
 
-fn points_bytes(srs: &Srs, q: Query, first: usize, count: usize) -> &[u8] {
-    match q {
-        Query::H => bytes_of(&srs.h[first..first + count]),
-        Query::L => bytes_of(&srs.l[first..first + count]),
-        Query::A => bytes_of(&srs.a[first..first + count]),
-        Query::BG1 => bytes_of(&srs.b_g1[first..first + count]),
-        Query::BG2 => bytes_of(&srs.b_g2[first..first + count]),
-    }
-}
-
 fn bytes_of<T>(v: &[T]) -> &[u8] {
     // SAFETY: plain-data values viewed as bytes.
     unsafe { std::slice::from_raw_parts(v.as_ptr().cast(), size_of_val(v)) }
@@ -525,7 +505,7 @@ impl Executor {
                 Timed::Kernel(Stage::BatchAdd) => timings.batch_add_ms += ms,
                 Timed::Kernel(Stage::TailMsm) => timings.tail_msm_ms += ms,
                 Timed::Kernel(Stage::G2Tail) => timings.b_g2_msm_ms += ms,
-                Timed::Kernel(Stage::H) => {}
+                Timed::Kernel(Stage::H) => timings.ntt_msm_h_ms += ms,
             }
         }
         Ok(())
@@ -537,6 +517,7 @@ impl Executor {
         state: &DeviceState,
         ctx: &Context,
         host: &dyn Fn(HostSrc) -> &'h [u8],
+        time_h: bool,
     ) -> Result<()> {
         let stream = |s: StreamId| match s {
             StreamId::Copy => &state.copy,
@@ -697,7 +678,8 @@ impl Executor {
                         // SAFETY: every range lies in the group's memory, sized by the plan.
                         unsafe { kernels::msm(&args, compute) }
                     };
-                    if stage == Stage::H {
+                    // The H step's kernels queued by `add` are timed as a whole there.
+                    if stage == Stage::H && !time_h {
                         run()?;
                     } else {
                         self.timed(Timed::Kernel(stage), compute, run)?;

@@ -10,13 +10,11 @@ use std::collections::VecDeque;
 use blst::blst_scalar;
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
 use ff::{Field, PrimeField};
-use group::Group;
 
-use super::{HostSrc, Mem, Op, ResultMap, Space, StreamId, StreamPlan};
+use super::{HostSrc, Mem, Op, ResultMap, Space, StreamId, StreamPlan, Sums};
 use crate::backend::cpu::fft::{scale_by_powers, Domain};
 use crate::backend::cpu::CpuBackend;
 use crate::backend::kernel_sizes::Curve;
-use crate::backend::memory_plan::Query;
 use crate::backend::Backend;
 use crate::prover::split::{CircuitSplit, OnesBitmap};
 use crate::srs::Srs;
@@ -34,28 +32,6 @@ pub enum Order {
     Program,
     CopiesFirst,
     ComputeFirst,
-}
-
-/// One circuit's sums, as a device section returns them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Sums {
-    pub h: G1Projective,
-    pub l: G1Projective,
-    pub a: G1Projective,
-    pub b_g1: G1Projective,
-    pub b_g2: G2Projective,
-}
-
-impl Default for Sums {
-    fn default() -> Sums {
-        Sums {
-            h: G1Projective::identity(),
-            l: G1Projective::identity(),
-            a: G1Projective::identity(),
-            b_g1: G1Projective::identity(),
-            b_g2: G2Projective::identity(),
-        }
-    }
 }
 
 struct Machine<'a> {
@@ -151,22 +127,11 @@ pub fn run(
             }
         }
     }
-    let mut sums = vec![Sums::default(); host.abc.len()];
-    for (slot, &(c, q)) in results.g1.iter().enumerate() {
-        let p = m.g1[slot].expect("every G1 slot written");
-        let s = &mut sums[c];
-        match q {
-            Query::H => s.h += p,
-            Query::L => s.l += p,
-            Query::A => s.a += p,
-            Query::BG1 => s.b_g1 += p,
-            Query::BG2 => unreachable!("B_G2 is in G2"),
-        }
-    }
-    for (slot, &(c, _)) in results.g2.iter().enumerate() {
-        sums[c].b_g2 += m.g2[slot].expect("every G2 slot written");
-    }
-    sums
+    results.sums(
+        host.abc.len(),
+        |slot| m.g1[slot].expect("every G1 slot written"),
+        |slot| m.g2[slot].expect("every G2 slot written"),
+    )
 }
 
 impl Machine<'_> {
@@ -183,13 +148,7 @@ impl Machine<'_> {
                 &all[mem.offset..mem.offset + mem.bytes]
             }
             Space::Resident(q) => {
-                let all = match q {
-                    Query::H => as_bytes(&self.host.srs.h),
-                    Query::L => as_bytes(&self.host.srs.l),
-                    Query::A => as_bytes(&self.host.srs.a),
-                    Query::BG1 => as_bytes(&self.host.srs.b_g1),
-                    Query::BG2 => as_bytes(&self.host.srs.b_g2),
-                };
+                let all = super::points_bytes(self.host.srs, q, 0, self.plan.shape.points(q));
                 &all[mem.offset..mem.offset + mem.bytes]
             }
         }
@@ -233,17 +192,7 @@ impl Machine<'_> {
                 query,
                 first,
                 count,
-            } => {
-                let pb = query.curve().affine_bytes();
-                let all = match query {
-                    Query::H => as_bytes(&h.srs.h),
-                    Query::L => as_bytes(&h.srs.l),
-                    Query::A => as_bytes(&h.srs.a),
-                    Query::BG1 => as_bytes(&h.srs.b_g1),
-                    Query::BG2 => as_bytes(&h.srs.b_g2),
-                };
-                all[first * pb..(first + count) * pb].to_vec()
-            }
+            } => super::points_bytes(h.srs, query, first, count).to_vec(),
             HostSrc::Abc {
                 circuit,
                 which,

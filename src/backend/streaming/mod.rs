@@ -19,6 +19,9 @@ mod tests;
 
 use std::ops::Range;
 
+use blstrs::{G1Projective, G2Projective};
+use group::Group;
+
 use super::kernel_sizes::Curve;
 use super::memory_plan::{
     chunk_for, ArenaLayout, MemoryPlan, PlanKind, ProofShape, Query, QuerySet,
@@ -281,6 +284,55 @@ pub struct ResultMap {
     pub g2: Vec<(usize, Query)>,
 }
 
+/// One circuit's query sums from its result slots.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sums {
+    pub h: G1Projective,
+    pub l: G1Projective,
+    pub a: G1Projective,
+    pub b_g1: G1Projective,
+    pub b_g2: G2Projective,
+}
+
+impl Default for Sums {
+    fn default() -> Sums {
+        Sums {
+            h: G1Projective::identity(),
+            l: G1Projective::identity(),
+            a: G1Projective::identity(),
+            b_g1: G1Projective::identity(),
+            b_g2: G2Projective::identity(),
+        }
+    }
+}
+
+impl ResultMap {
+    /// Each of `circuits` circuits' sums, from the points in its slots.
+    pub fn sums(
+        &self,
+        circuits: usize,
+        g1: impl Fn(usize) -> G1Projective,
+        g2: impl Fn(usize) -> G2Projective,
+    ) -> Vec<Sums> {
+        let mut out = vec![Sums::default(); circuits];
+        for (slot, &(c, q)) in self.g1.iter().enumerate() {
+            let p = g1(slot);
+            let s = &mut out[c];
+            match q {
+                Query::H => s.h += p,
+                Query::L => s.l += p,
+                Query::A => s.a += p,
+                Query::BG1 => s.b_g1 += p,
+                Query::BG2 => unreachable!("B_G2 results are G2"),
+            }
+        }
+        for (slot, &(c, _)) in self.g2.iter().enumerate() {
+            out[c].b_g2 += g2(slot);
+        }
+        out
+    }
+}
+
 /// Builds the ops of a group's streamed section, stage by stage (see the module docs).
 pub struct Builder {
     plan: StreamPlan,
@@ -292,6 +344,8 @@ pub struct Builder {
     next_side: usize,
     results: ResultMap,
     upload_bytes: usize,
+    /// The circuit whose chunked H MSM waits for [`Builder::queries`].
+    pending_h: Option<usize>,
 }
 
 impl Builder {
@@ -305,6 +359,7 @@ impl Builder {
             next_side: 0,
             results: ResultMap::default(),
             upload_bytes: 0,
+            pending_h: None,
         }
     }
 
@@ -412,51 +467,50 @@ impl Builder {
         Mem::arena(self.range(Region::Poly(i)))
     }
 
-    /// The H step of circuit `circuit`, whose `a, b, c` hold `abc_lens` values.
-    pub fn h_step(&mut self, circuit: usize, abc_lens: [usize; 3]) {
+    /// The H step of circuit `circuit`, whose `a, b, c` hold `abc_lens` values. With
+    /// `defer_msm` (the group's last circuit), an H MSM over streamed chunks is left to
+    /// [`Builder::queries`], which interleaves it with the query chunks; `h` then stays in the
+    /// first polynomial until then.
+    pub fn h_step(&mut self, circuit: usize, abc_lens: [usize; 3], defer_msm: bool) {
+        assert!(self.pending_h.is_none(), "an H MSM is still pending");
         let shape = self.plan.shape;
         let h_points = shape.points(Query::H);
         if shape.lg_n == 0 || h_points == 0 {
             return;
         }
         let (p0, p1) = (self.poly(0), self.poly(1));
-        let abc = |which: usize| HostSrc::Abc {
-            circuit,
-            which,
-            len: abc_lens[which],
+        // Uploads vector `which` into polynomial `poly` and queues its LDE once it is there.
+        let lde = |b: &mut Builder, which: usize, poly: u32| {
+            let src = HostSrc::Abc {
+                circuit,
+                which,
+                len: abc_lens[which],
+            };
+            let loaded = b.upload(StreamId::Copy, Region::Poly(poly), &[(0, src)]);
+            let mem = b.poly(poly);
+            b.wait(StreamId::Compute, loaded);
+            b.ops.push(Op::ZeroFrom {
+                poly: mem,
+                from: abc_lens[which],
+            });
+            b.ops.push(Op::Lde { poly: mem });
         };
         if self.plan.layout.polys >= 3 {
-            let p2 = self.poly(2);
-            let loaded = [0, 1, 2]
-                .map(|i| self.upload(StreamId::Copy, Region::Poly(i), &[(0, abc(i as usize))]));
-            for (i, (poly, ev)) in [p0, p1, p2].into_iter().zip(loaded).enumerate() {
-                self.wait(StreamId::Compute, ev);
-                self.ops.push(Op::ZeroFrom {
-                    poly,
-                    from: abc_lens[i],
-                });
-                self.ops.push(Op::Lde { poly });
+            for i in 0..3 {
+                lde(self, i, i as u32);
             }
             self.ops.push(Op::Pointwise {
                 a: p0,
                 b: Some(p1),
-                c: Some(p2),
+                c: Some(self.poly(2)),
                 last: true,
             });
             self.ops.push(Op::InverseCoset { poly: p0 });
             self.used(&[Region::Poly(1), Region::Poly(2)]);
         } else {
             // Two buffers: a b first, then c into b's place.
-            let loaded = [0, 1]
-                .map(|i| self.upload(StreamId::Copy, Region::Poly(i), &[(0, abc(i as usize))]));
-            for (i, (poly, ev)) in [p0, p1].into_iter().zip(loaded).enumerate() {
-                self.wait(StreamId::Compute, ev);
-                self.ops.push(Op::ZeroFrom {
-                    poly,
-                    from: abc_lens[i],
-                });
-                self.ops.push(Op::Lde { poly });
-            }
+            lde(self, 0, 0);
+            lde(self, 1, 1);
             self.ops.push(Op::Pointwise {
                 a: p0,
                 b: Some(p1),
@@ -464,13 +518,7 @@ impl Builder {
                 last: false,
             });
             self.used(&[Region::Poly(1)]);
-            let ev = self.upload(StreamId::Copy, Region::Poly(1), &[(0, abc(2))]);
-            self.wait(StreamId::Compute, ev);
-            self.ops.push(Op::ZeroFrom {
-                poly: p1,
-                from: abc_lens[2],
-            });
-            self.ops.push(Op::Lde { poly: p1 });
+            lde(self, 2, 1);
             self.ops.push(Op::Pointwise {
                 a: p0,
                 b: None,
@@ -481,9 +529,9 @@ impl Builder {
             self.used(&[Region::Poly(1)]);
         }
 
-        let result = self.result(Curve::G1, circuit, Query::H);
         if self.plan.resident.contains(Query::H) {
             // Over the resident query, reading h as the transform leaves it.
+            let result = self.result(Curve::G1, circuit, Query::H);
             self.ops.push(Op::Msm {
                 curve: Curve::G1,
                 points: resident(Query::H, 0, h_points),
@@ -501,36 +549,72 @@ impl Builder {
         }
         // Chunk by chunk, each chunk's scalars a run of h in natural order.
         self.ops.push(Op::BitReverse { poly: p0 });
-        let chunks: Vec<(Query, Range<usize>)> = chunk_ranges(h_points, self.plan.chunk_points)
+        if defer_msm {
+            self.pending_h = Some(circuit);
+            return;
+        }
+        let chunks: Vec<Chunk> = chunk_ranges(h_points, self.plan.chunk_points)
             .into_iter()
-            .map(|r| (Query::H, r))
+            .map(|r| Chunk::H(circuit, r))
+            .collect();
+        self.run_chunks(&chunks);
+    }
+
+    /// Runs `chunks` in order, their points uploaded ahead into the slots.
+    fn run_chunks(&mut self, chunks: &[Chunk]) {
+        let uploads: Vec<(Query, Range<usize>)> = chunks
+            .iter()
+            .filter_map(|c| match c {
+                Chunk::H(_, r) => Some((Query::H, r.clone())),
+                Chunk::Query(q) => {
+                    (!self.plan.resident.contains(q.query)).then(|| (q.query, q.range.clone()))
+                }
+            })
             .collect();
         let mut loads = Prefetch::new(self.plan.layout.slots.len());
-        for (j, (_, range)) in chunks.iter().enumerate() {
-            loads.ahead(self, &chunks[j..]);
-            let (slot, loaded) = loads.take();
-            self.wait(StreamId::Compute, loaded);
-            let m = range.len();
-            let result = if j == 0 {
-                result
-            } else {
-                self.result(Curve::G1, circuit, Query::H)
-            };
-            self.ops.push(Op::Msm {
-                curve: Curve::G1,
-                points: Mem::arena(self.range(Region::Slot(slot))).sub(0, m * 96),
-                n_points: m,
-                index: None,
-                scalars: p0.sub(range.start * 32, m * 32),
-                montgomery: true,
-                n: m,
-                bit_reversed: 0,
-                result,
-                stage: Stage::H,
-            });
-            self.used(&[Region::Slot(slot), Region::Workspace]);
+        let mut uploaded = 0;
+        let mut h_done = false;
+        for c in chunks {
+            match c {
+                Chunk::H(circuit, range) => {
+                    loads.ahead(self, &uploads[uploaded..]);
+                    uploaded += 1;
+                    let (slot, loaded) = loads.take();
+                    self.wait(StreamId::Compute, loaded);
+                    let m = range.len();
+                    let result = self.result(Curve::G1, *circuit, Query::H);
+                    let p0 = self.poly(0);
+                    self.ops.push(Op::Msm {
+                        curve: Curve::G1,
+                        points: Mem::arena(self.range(Region::Slot(slot))).sub(0, m * 96),
+                        n_points: m,
+                        index: None,
+                        scalars: p0.sub(range.start * 32, m * 32),
+                        montgomery: true,
+                        n: m,
+                        bit_reversed: 0,
+                        result,
+                        stage: Stage::H,
+                    });
+                    self.used(&[Region::Slot(slot), Region::Workspace]);
+                    h_done = true;
+                }
+                Chunk::Query(q) => {
+                    if self.plan.resident.contains(q.query) {
+                        self.query_chunk(q, None);
+                    } else {
+                        loads.ahead(self, &uploads[uploaded..]);
+                        uploaded += 1;
+                        let (slot, loaded) = loads.take();
+                        self.query_chunk(q, Some((slot, loaded)));
+                    }
+                }
+            }
         }
-        self.used(&[Region::Poly(0)]);
+        if h_done {
+            // h (in the first polynomial) is read no more.
+            self.used(&[Region::Poly(0)]);
+        }
     }
 
     /// The L, A and B queries of every circuit of the group, one pass over each query's points.
@@ -569,39 +653,35 @@ impl Builder {
                 }
             }
         }
-        let uploads: Vec<(Query, Range<usize>)> = chunks
-            .iter()
-            .filter(|c| !self.plan.resident.contains(c.query))
-            .map(|c| (c.query, c.range.clone()))
-            .collect();
-        let mut loads = Prefetch::new(self.plan.layout.slots.len());
-        let mut uploaded = 0;
-        for chunk in &chunks {
-            self.query_chunk(chunk, &uploads, &mut uploaded, &mut loads);
-        }
+        // A circuit's H MSM left for this pass runs among the query chunks: its chunks are
+        // compute-heavy and light on PCIe, the queries' the other way round, so interleaved the
+        // copies run under the H MSM's kernels.
+        let h: Vec<Chunk> = match self.pending_h.take() {
+            Some(circuit) => chunk_ranges(self.plan.shape.points(Query::H), self.plan.chunk_points)
+                .into_iter()
+                .map(|r| Chunk::H(circuit, r))
+                .collect(),
+            None => Vec::new(),
+        };
+        let queries: Vec<Chunk> = chunks.into_iter().map(Chunk::Query).collect();
+        self.run_chunks(&interleave(h, queries));
     }
 
-    /// One chunk of a query for every circuit with work in it.
-    fn query_chunk(
-        &mut self,
-        chunk: &QueryChunk,
-        uploads: &[(Query, Range<usize>)],
-        uploaded: &mut usize,
-        loads: &mut Prefetch,
-    ) {
+    /// One chunk of a query for every circuit with work in it: its points resident, or in a
+    /// slot with the event of their upload.
+    fn query_chunk(&mut self, chunk: &QueryChunk, loaded: Option<(usize, EventId)>) {
         let (q, range) = (chunk.query, chunk.range.clone());
         let curve = q.curve();
         let split = split_of(q);
         let m = range.len();
-        let (points, slot) = if self.plan.resident.contains(q) {
-            (resident(q, range.start, m), None)
-        } else {
-            loads.ahead(self, &uploads[*uploaded..]);
-            *uploaded += 1;
-            let (slot, loaded) = loads.take();
-            self.wait(StreamId::Compute, loaded);
-            let mem = Mem::arena(self.range(Region::Slot(slot))).sub(0, m * curve.affine_bytes());
-            (mem, Some(slot))
+        let (points, slot) = match loaded {
+            None => (resident(q, range.start, m), None),
+            Some((slot, event)) => {
+                self.wait(StreamId::Compute, event);
+                let mem =
+                    Mem::arena(self.range(Region::Slot(slot))).sub(0, m * curve.affine_bytes());
+                (mem, Some(slot))
+            }
         };
         for w in &chunk.work {
             let k = self.next_side;
@@ -684,6 +764,32 @@ impl Builder {
             self.used(&[Region::Slot(slot)]);
         }
     }
+}
+
+/// A chunk of work over one chunk of points.
+enum Chunk {
+    /// Part of circuit `.0`'s H MSM.
+    H(usize, Range<usize>),
+    Query(QueryChunk),
+}
+
+/// The H chunks spread evenly among the query chunks, each H chunk followed by its share of
+/// them.
+fn interleave(h: Vec<Chunk>, queries: Vec<Chunk>) -> Vec<Chunk> {
+    if h.is_empty() {
+        return queries;
+    }
+    let (nh, nq) = (h.len(), queries.len());
+    let mut out = Vec::with_capacity(nh + nq);
+    let mut queries = queries.into_iter();
+    for (j, c) in h.into_iter().enumerate() {
+        out.push(c);
+        let until = (j + 1) * nq / nh;
+        let taken = out.len() - (j + 1);
+        out.extend(queries.by_ref().take(until - taken));
+    }
+    out.extend(queries);
+    out
 }
 
 /// One chunk of a query that some circuit of the group has work in.
@@ -771,6 +877,22 @@ fn chunk_ranges(len: usize, chunk: usize) -> Vec<Range<usize>> {
         .step_by(chunk.max(1))
         .map(|s| s..(s + chunk).min(len))
         .collect()
+}
+
+/// Points `first..first + count` of `srs`'s query `q`, as the bytes an upload copies.
+pub fn points_bytes(srs: &crate::srs::Srs, q: Query, first: usize, count: usize) -> &[u8] {
+    fn bytes<T>(v: &[T]) -> &[u8] {
+        // SAFETY: plain-data points viewed as bytes.
+        unsafe { std::slice::from_raw_parts(v.as_ptr().cast(), std::mem::size_of_val(v)) }
+    }
+    let range = first..first + count;
+    match q {
+        Query::H => bytes(&srs.h[range]),
+        Query::L => bytes(&srs.l[range]),
+        Query::A => bytes(&srs.a[range]),
+        Query::BG1 => bytes(&srs.b_g1[range]),
+        Query::BG2 => bytes(&srs.b_g2[range]),
+    }
 }
 
 /// `count` points of a resident query from `first`.

@@ -9,7 +9,7 @@ use group::Group;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::emulate::{self, HostData, Order, Sums};
+use super::emulate::{self, HostData, Order};
 use super::*;
 use crate::assignment::{Density, Witness};
 use crate::backend::cpu::CpuBackend;
@@ -220,12 +220,23 @@ fn stream_plan(srs: &Srs, c: &Case) -> StreamPlan {
     }
 }
 
-/// Builds the group's ops as a device section would: each circuit's H step, then the queries.
-fn build(plan: StreamPlan, values: &[Values], splits: &[CircuitSplit]) -> (Vec<Op>, ResultMap) {
+/// Builds the group's ops as a device section would: each circuit's H step (the last one's H
+/// MSM left to the queries' pass when `defer`), then the queries.
+fn build(
+    plan: StreamPlan,
+    values: &[Values],
+    splits: &[CircuitSplit],
+    defer: bool,
+) -> (Vec<Op>, ResultMap) {
     let mut b = Builder::new(plan);
     let mut ops = Vec::new();
     for (i, v) in values.iter().enumerate() {
-        b.h_step(i, [v.abc[0].len(), v.abc[1].len(), v.abc[2].len()]);
+        let last = i + 1 == values.len();
+        b.h_step(
+            i,
+            [v.abc[0].len(), v.abc[1].len(), v.abc[2].len()],
+            defer && last,
+        );
         ops.extend(b.take_ops());
     }
     let circuits: Vec<CircuitQueries> = splits
@@ -241,33 +252,103 @@ fn build(plan: StreamPlan, values: &[Values], splits: &[CircuitSplit]) -> (Vec<O
     (ops, b.results().clone())
 }
 
-fn check(c: &Case, seed: u64) {
-    let (srs, values) = instance(c.lg_n, c.circuits, seed);
-    let witnesses: Vec<Witness> = values.iter().map(Values::witness).collect();
-    let splits: Vec<CircuitSplit> = witnesses.iter().map(split_circuit).collect();
-    let want: Vec<Sums> = witnesses
-        .iter()
-        .zip(&splits)
-        .map(|(w, s)| expected(&srs, w, s, c.g2_tail))
-        .collect();
-    let plan = stream_plan(&srs, c);
-    let (ops, results) = build(plan.clone(), &values, &splits);
-    let host = HostData {
-        srs: &srs,
-        abc: values
+/// One case's instance: the SRS, the circuits' values and splits, what the CPU backend gives,
+/// and the streamed plan.
+struct Fixture {
+    srs: Srs,
+    values: Vec<Values>,
+    splits: Vec<CircuitSplit>,
+    want: Vec<Sums>,
+    plan: StreamPlan,
+}
+
+impl Fixture {
+    fn new(c: &Case, seed: u64) -> Fixture {
+        let (srs, values) = instance(c.lg_n, c.circuits, seed);
+        let witnesses: Vec<Witness> = values.iter().map(Values::witness).collect();
+        let splits: Vec<CircuitSplit> = witnesses.iter().map(split_circuit).collect();
+        let want: Vec<Sums> = witnesses
             .iter()
-            .map(|v| [&v.abc[0][..], &v.abc[1][..], &v.abc[2][..]])
-            .collect(),
-        splits: splits.iter().collect(),
-    };
-    for order in [Order::Program, Order::CopiesFirst, Order::ComputeFirst] {
-        let got = emulate::run(&ops, &plan, &host, &results, order);
-        assert_eq!(
-            got, want,
-            "2^{} x{} resident [{}] polys {} chunk {} slots {} g2 tail {} ({order:?})",
-            c.lg_n, c.circuits, c.resident, c.polys, c.chunk, c.slots, c.g2_tail
-        );
+            .zip(&splits)
+            .map(|(w, s)| expected(&srs, w, s, c.g2_tail))
+            .collect();
+        drop(witnesses);
+        let plan = stream_plan(&srs, c);
+        Fixture {
+            srs,
+            values,
+            splits,
+            want,
+            plan,
+        }
     }
+
+    fn host(&self) -> HostData<'_> {
+        HostData {
+            srs: &self.srs,
+            abc: self
+                .values
+                .iter()
+                .map(|v| [&v.abc[0][..], &v.abc[1][..], &v.abc[2][..]])
+                .collect(),
+            splits: self.splits.iter().collect(),
+        }
+    }
+
+    fn build(&self, defer: bool) -> (Vec<Op>, ResultMap) {
+        build(self.plan.clone(), &self.values, &self.splits, defer)
+    }
+}
+
+fn check(c: &Case, seed: u64) {
+    let f = Fixture::new(c, seed);
+    let (plan, want, host) = (&f.plan, &f.want, f.host());
+    for defer in [false, true] {
+        let (ops, results) = f.build(defer);
+        for order in [Order::Program, Order::CopiesFirst, Order::ComputeFirst] {
+            let got = emulate::run(&ops, plan, &host, &results, order);
+            assert_eq!(
+                &got,
+                want,
+                "2^{} x{} resident [{}] polys {} chunk {} slots {} g2 tail {}, last H MSM {} \
+                 ({order:?})",
+                c.lg_n,
+                c.circuits,
+                c.resident,
+                c.polys,
+                c.chunk,
+                c.slots,
+                c.g2_tail,
+                if defer { "among the queries" } else { "first" }
+            );
+        }
+    }
+}
+
+#[test]
+fn the_last_h_msm_is_spread_over_the_query_chunks() {
+    let h = |k| Chunk::H(0, k..k + 1);
+    let q = |k: usize| {
+        Chunk::Query(QueryChunk {
+            query: Query::L,
+            range: k..k + 1,
+            side: SideLayout::for_chunk(64),
+            work: Vec::new(),
+        })
+    };
+    let order: Vec<String> = interleave((0..3).map(h).collect(), (0..7).map(q).collect())
+        .iter()
+        .map(|c| match c {
+            Chunk::H(_, r) => format!("h{}", r.start),
+            Chunk::Query(c) => format!("q{}", c.range.start),
+        })
+        .collect();
+    assert_eq!(
+        order,
+        ["h0", "q0", "q1", "h1", "q2", "q3", "h2", "q4", "q5", "q6"]
+    );
+    assert_eq!(interleave(Vec::new(), (0..2).map(q).collect()).len(), 2);
+    assert_eq!(interleave((0..2).map(h).collect(), Vec::new()).len(), 2);
 }
 
 #[test]
@@ -317,24 +398,9 @@ fn a_missing_wait_is_caught() {
         g2_tail: true,
         compact: true,
     };
-    let (srs, values) = instance(c.lg_n, c.circuits, 7);
-    let witnesses: Vec<Witness> = values.iter().map(Values::witness).collect();
-    let splits: Vec<CircuitSplit> = witnesses.iter().map(split_circuit).collect();
-    let want: Vec<Sums> = witnesses
-        .iter()
-        .zip(&splits)
-        .map(|(w, s)| expected(&srs, w, s, true))
-        .collect();
-    let plan = stream_plan(&srs, &c);
-    let (ops, results) = build(plan.clone(), &values, &splits);
-    let host = HostData {
-        srs: &srs,
-        abc: values
-            .iter()
-            .map(|v| [&v.abc[0][..], &v.abc[1][..], &v.abc[2][..]])
-            .collect(),
-        splits: splits.iter().collect(),
-    };
+    let f = Fixture::new(&c, 7);
+    let (plan, want, host) = (&f.plan, &f.want, f.host());
+    let (ops, results) = f.build(true);
     // Drop each kind of wait in turn: a kernel not waiting for its upload, an upload not
     // waiting for the kernels before it. Each must break some order.
     let first = |pred: &dyn Fn(&Op) -> bool| ops.iter().position(pred).unwrap();
@@ -361,7 +427,7 @@ fn a_missing_wait_is_caught() {
         broken.remove(drop);
         let wrong = [Order::CopiesFirst, Order::ComputeFirst]
             .into_iter()
-            .any(|order| emulate::run(&broken, &plan, &host, &results, order) != want);
+            .any(|order| emulate::run(&broken, plan, &host, &results, order) != *want);
         assert!(wrong, "dropping {:?} went unnoticed", ops[drop]);
     }
 }
@@ -378,11 +444,8 @@ fn uploads_count_every_byte_once_per_group() {
         g2_tail: true,
         compact: true,
     };
-    let (srs, values) = instance(c.lg_n, c.circuits, 9);
-    let witnesses: Vec<Witness> = values.iter().map(Values::witness).collect();
-    let splits: Vec<CircuitSplit> = witnesses.iter().map(split_circuit).collect();
-    let plan = stream_plan(&srs, &c);
-    let (ops, _) = build(plan.clone(), &values, &splits);
+    let f = Fixture::new(&c, 9);
+    let (ops, _) = f.build(true);
     let mut points = [0usize; 5];
     for op in &ops {
         if let Op::Upload {
@@ -393,7 +456,7 @@ fn uploads_count_every_byte_once_per_group() {
             points[query.index()] += count;
         }
     }
-    let shape = plan.shape;
+    let shape = f.plan.shape;
     // H once per circuit; every other query once for the group (chunks no circuit needs are
     // skipped, which random circuits never leave out entirely).
     assert_eq!(points[0], shape.points(Query::H) * c.circuits);
