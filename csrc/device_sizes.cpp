@@ -17,6 +17,15 @@ size_t g16_msm_workspace_size(int curve, size_t n, int strategy) {
   }
 }
 
+uint32_t g16_msm_window_bits(size_t n, int strategy) {
+  g16::msm_plan p;
+  return g16::make_msm_plan(n, sizeof(g16::xyzz_t<g16::fp_t>), 0, strategy, &p) ? p.c : 0;
+}
+
+size_t g16_msm_accumulate_workspace_size(int curve, size_t n_cap, int strategy) {
+  return curve == 1 ? g16::msm_accumulate_workspace_size<g16::fp_t>(n_cap, strategy) : 0;
+}
+
 size_t g16_batch_add_workspace_size(int curve, size_t n_points) {
   switch (curve) {
     case 1: return g16::batch_add_workspace_size<g16::fp_t>(n_points);

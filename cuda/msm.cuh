@@ -386,6 +386,28 @@ G16_HD uint32_t bucket_finish(const uint32_t* offsets, uint32_t k, uint32_t slic
   return 2;
 }
 
+// The plan of an accumulation over chunks of at most n_cap scalars (see msm_accumulate); false
+// where one cannot run: not the slices, precomputed copies, bit-reversed scalars, no forced
+// window (every chunk must take the same), or windows that need several passes. (The radix
+// sort's scratch of G16_MSM_SORTED_SCATTER is added by the callers.)
+inline bool accumulate_plan(size_t n_cap, size_t xyzz_bytes, int strategy, msm_plan* p) {
+  if (!make_msm_plan(n_cap, xyzz_bytes, 0, strategy, p)) return false;
+  const uint32_t forced = (uint32_t(strategy) >> 8) & 0xff;
+  return !p->affine && p->copies == 1 && p->bitrev_lg == 0 && forced != 0 &&
+         p->per_pass >= p->windows;
+}
+
+// Where a slice's flushed sum of one bucket lands: the slice's head slot when the bucket began
+// before the slice, else the bucket itself: stored, or, accumulating over chunks of the points,
+// added to what the chunks before left there.
+constexpr int kFlushHead = 0, kFlushStore = 1, kFlushAdd = 2;
+G16_HD int flush_lands(bool accumulate, bool head) {
+  return head ? kFlushHead : accumulate ? kFlushAdd : kFlushStore;
+}
+// Whether the finishing step makes an empty bucket the identity (accumulating, it keeps what
+// the chunks before left).
+G16_HD bool empty_bucket_cleared(bool accumulate) { return !accumulate; }
+
 // Tree rounds needed over head runs of an n-scalar pass: a bucket holds at most n entries, so
 // its run has at most ceil(n / S) slots; strides 1, 8, 64, ... below that.
 inline uint32_t head_rounds(size_t n, uint32_t slice) {
@@ -811,7 +833,7 @@ template <class F>
 constexpr int slice_min_blocks() {
   return std::is_same<F, fp_t>::value ? G16_SLICE_MIN_BLOCKS : G16_G2_SLICE_MIN_BLOCKS;
 }
-template <class F>
+template <class F, bool ACC = false>
 __global__ void __launch_bounds__(128, slice_min_blocks<F>())
     slice_kernel(const affine_t<F>* points, size_t n_points, const uint32_t* entries,
                  const uint32_t* offsets, uint32_t keys, uint32_t slice, xyzz_t<F>* heads,
@@ -832,6 +854,17 @@ __global__ void __launch_bounds__(128, slice_min_blocks<F>())
                                                      (entry & kSignBit) != 0);
         },
         [&](uint32_t key, const xyzz_t<F>& acc, bool head) {
+          if constexpr (ACC) {
+            // A bucket's first piece goes onto what the chunks before left in it (the one
+            // thread whose slice holds the bucket's start writes it).
+            if (flush_lands(ACC, head) == kFlushAdd) {
+              xyzz_t<F> sum = ld_vec(buckets + key);
+              if constexpr (kSumForm<F> == 2) add_cold(sum, acc.canonical());
+              else add_cold(sum, acc);
+              st_vec(buckets + key, sum);
+              return;
+            }
+          }
           if constexpr (kSumForm<F> == 2) st_vec(head ? heads + t : buckets + key, acc.canonical());
           else st_vec(head ? heads + t : buckets + key, acc);
         });
@@ -858,8 +891,9 @@ __global__ void __launch_bounds__(128) head_round_kernel(xyzz_t<F>* heads, const
   }
 }
 
-// One thread per bucket: the identity if empty, plus its run's sum if it spans slices.
-template <class F>
+// One thread per bucket: the identity if empty (with ACC: as the chunks before left it), plus
+// its run's sum if it spans slices.
+template <class F, bool ACC = false>
 __global__ void __launch_bounds__(128) bucket_finish_kernel(const xyzz_t<F>* heads,
                                                             const uint32_t* offsets, uint32_t keys,
                                                             uint32_t slice, xyzz_t<F>* buckets) {
@@ -868,7 +902,7 @@ __global__ void __launch_bounds__(128) bucket_finish_kernel(const xyzz_t<F>* hea
   uint32_t slot = 0;
   switch (bucket_finish(offsets, k, slice, &slot)) {
     case 0:
-      st_vec(buckets + k, xyzz_t<F>::inf());
+      if (empty_bucket_cleared(ACC)) st_vec(buckets + k, xyzz_t<F>::inf());
       break;
     case 2: {
       xyzz_t<F> acc = ld_vec(buckets + k);
@@ -1079,6 +1113,112 @@ cudaError_t msm_precompute(affine_t<F>* points, size_t n_points, uint32_t c, uin
   return cudaGetLastError();
 }
 
+namespace msm_detail {
+
+// The parts of an MSM's workspace (see msm_plan's offsets).
+template <class F>
+struct msm_ws {
+  typedef xyzz_t<F> P;
+  char* base;
+  uint32_t *counts, *offsets, *entries, *chunk_e, *bins;
+  P *heads, *buckets, *segs, *windows;
+  uint2* pairs;
+  msm_ws(const msm_plan& p, void* workspace) : base(static_cast<char*>(workspace)) {
+    counts = reinterpret_cast<uint32_t*>(base + p.off_counts);
+    offsets = reinterpret_cast<uint32_t*>(base + p.off_offsets);
+    entries = reinterpret_cast<uint32_t*>(base + p.off_entries);
+    heads = reinterpret_cast<P*>(base + p.off_heads);
+    buckets = reinterpret_cast<P*>(base + p.off_buckets);
+    segs = reinterpret_cast<P*>(base + p.off_segs);
+    windows = reinterpret_cast<P*>(base + p.off_windows);
+    chunk_e = reinterpret_cast<uint32_t*>(base + p.off_chunks);
+    pairs = reinterpret_cast<uint2*>(base + p.off_pairs);
+    bins = reinterpret_cast<uint32_t*>(base + p.off_bins);
+  }
+};
+
+// Sorts the digits of windows [w0, w1) of the m scalars from c0 into the pass's buckets:
+// the entries in key order, each key's offsets (and, after the scatter, counts[k] holds its
+// cursor's end, offsets[k + 1]).
+template <class F>
+cudaError_t sort_chunk(const msm_plan& p, const msm_ws<F>& w, const fr_t* scalars,
+                       bool montgomery, const uint32_t* index, size_t n_points, size_t c0,
+                       size_t m, uint32_t w0, uint32_t w1, uint32_t keys, cudaStream_t s) {
+  const uint32_t keys_full = pass_groups(p, p.per_pass) * p.buckets;
+  const uint32_t count_stride = keys_full + 1;
+  const unsigned scalar_blocks = blocks_for(m, 256);
+  // Sub-chunks of this chunk (1 unless the scatter is binned).
+  const uint32_t subs = (uint32_t)((m + p.sub_scalars - 1) / p.sub_scalars);
+  cudaError_t err;
+  if ((err = cudaMemsetAsync(w.counts, 0, size_t(subs) * count_stride * sizeof(uint32_t), s)))
+    return err;
+  count_kernel<<<scalar_blocks, 256, 0, s>>>(scalars + c0, montgomery, m, p, w0, w1, w.counts,
+                                             count_stride);
+  if (p.max_pairs != 0 && !kSortedScatter) {
+    bin_counts_kernel<<<dim3(p.bins, subs), 256, 0, s>>>(w.counts, count_stride, keys, p, w.bins);
+    bin_scan_kernel<<<subs, kScatterBins, 0, s>>>(p, w.bins);
+  }
+  scan_counts(w.counts, keys, w.offsets, w.chunk_e, subs, count_stride, s);
+  if (p.max_pairs == 0) {
+    scatter_kernel<<<scalar_blocks, 256, 0, s>>>(scalars + c0, montgomery,
+                                                 index ? index + c0 : nullptr, n_points,
+                                                 (uint32_t)c0, m, p, w0, w1, w.counts, w.entries);
+  }
+  for (uint32_t sub = 0; p.max_pairs != 0 && sub < subs; sub++) {
+    const size_t lo = size_t(sub) * p.sub_scalars;
+    const size_t hi = lo + p.sub_scalars < m ? lo + p.sub_scalars : m;
+#if defined(G16_MSM_SORTED_SCATTER)
+    if ((err = sorted_scatter(scalars + c0, montgomery, index ? index + c0 : nullptr, n_points,
+                              (uint32_t)c0, lo, hi, p, w0, w1, keys, w.base,
+                              w.counts + size_t(sub) * count_stride, w.entries, s)))
+      return err;
+    continue;
+#endif
+    uint32_t* sub_bins = w.bins + size_t(sub) * 2 * (p.bins + 1) + p.bins + 1;
+    bin_kernel<<<blocks_for(hi - lo, kScatterBins), kScatterBins, 0, s>>>(
+        scalars + c0, montgomery, index ? index + c0 : nullptr, n_points, (uint32_t)c0, lo, hi, p,
+        w0, w1, sub_bins, w.pairs);
+    place_kernel<<<blocks_for(p.max_pairs, 256), 256, 0, s>>>(
+        w.pairs, sub_bins + p.bins, p.max_pairs, w.counts + size_t(sub) * count_stride,
+        w.entries);
+  }
+  return cudaSuccess;
+}
+
+// Sums the sorted entries into the pass's buckets with the slices; with ACC, adds them to what
+// the buckets hold (an accumulation over chunks of the points). `rounds`: head_rounds of the
+// chunk's scalars.
+template <class F, bool ACC>
+void slice_chunk(const msm_plan& p, const msm_ws<F>& w, const affine_t<F>* points,
+                 size_t all_points, uint32_t keys, uint32_t rounds, cudaStream_t s) {
+  const unsigned slice_blocks = blocks_for(p.max_slices, 128);
+  slice_kernel<F, ACC><<<slice_blocks, 128, 0, s>>>(points, all_points, w.entries, w.offsets, keys,
+                                                    p.slice, w.heads, p.max_slices, w.buckets);
+  uint32_t stride = 1;
+  for (uint32_t r = 0; r < rounds; r++, stride *= 8)
+    head_round_kernel<F><<<slice_blocks, 128, 0, s>>>(w.heads, w.offsets, keys, p.slice, stride,
+                                                      p.max_slices);
+  bucket_finish_kernel<F, ACC><<<blocks_for(keys, 128), 128, 0, s>>>(w.heads, w.offsets, keys,
+                                                                     p.slice, w.buckets);
+}
+
+// The pass's buckets to one sum per group of windows, into windows[g0 ..].
+template <class F>
+cudaError_t reduce_pass(const msm_plan& p, const msm_ws<F>& w, uint32_t groups, uint32_t g0,
+                        cudaStream_t s) {
+  typedef xyzz_t<F> P;
+  const uint32_t segs_per_window = p.buckets / p.seg;
+  const uint32_t n_segs = groups * segs_per_window;
+  segment_kernel<F><<<blocks_for(n_segs, 128), 128, 0, s>>>(w.buckets, n_segs, segs_per_window,
+                                                            p.buckets, p.seg, w.segs);
+  P* sums;
+  cudaError_t err;
+  if ((err = reduce_all<F>(w.segs, w.segs + n_segs, n_segs, groups, s, &sums))) return err;
+  return cudaMemcpyAsync(w.windows + g0, sums, groups * sizeof(P), cudaMemcpyDeviceToDevice, s);
+}
+
+}  // namespace msm_detail
+
 template <class F>
 cudaError_t msm(const affine_t<F>* points, size_t n_points, const uint32_t* index,
                 const fr_t* scalars, bool montgomery, size_t n, int strategy, void* workspace,
@@ -1094,27 +1234,15 @@ cudaError_t msm(const affine_t<F>* points, size_t n_points, const uint32_t* inde
     return cudaErrorInvalidValue;
   // Every copy's points (see digit_entry); the slices read all of them.
   const size_t all_points = n_points * p.copies;
-  char* ws = static_cast<char*>(workspace);
-  uint32_t* counts = reinterpret_cast<uint32_t*>(ws + p.off_counts);
-  uint32_t* offsets = reinterpret_cast<uint32_t*>(ws + p.off_offsets);
-  uint32_t* entries = reinterpret_cast<uint32_t*>(ws + p.off_entries);
-  P* heads = reinterpret_cast<P*>(ws + p.off_heads);
-  P* buckets = reinterpret_cast<P*>(ws + p.off_buckets);
-  P* segs = reinterpret_cast<P*>(ws + p.off_segs);
-  P* windows = reinterpret_cast<P*>(ws + p.off_windows);
-  uint32_t* chunk_e = reinterpret_cast<uint32_t*>(ws + p.off_chunks);
-  uint2* pairs = reinterpret_cast<uint2*>(ws + p.off_pairs);
-  uint32_t* bins = reinterpret_cast<uint32_t*>(ws + p.off_bins);
+  const msm_ws<F> w(p, workspace);
   const uint32_t keys_full = pass_groups(p, p.per_pass) * p.buckets;
-  const uint32_t count_stride = keys_full + 1;
   ba_buffers<F> ba;
   for (int b = 0; b < 2; b++) {
-    ba.off[b] = reinterpret_cast<uint32_t*>(ws + p.off_ba_off) + b * (size_t(keys_full) + 1);
-    ba.cnt[b] = reinterpret_cast<uint32_t*>(ws + p.off_ba_cnt) + b * size_t(keys_full);
-    ba.buf[b] = reinterpret_cast<affine_t<F>*>(ws + p.off_ba_buf[b]);
+    ba.off[b] = reinterpret_cast<uint32_t*>(w.base + p.off_ba_off) + b * (size_t(keys_full) + 1);
+    ba.cnt[b] = reinterpret_cast<uint32_t*>(w.base + p.off_ba_cnt) + b * size_t(keys_full);
+    ba.buf[b] = reinterpret_cast<affine_t<F>*>(w.base + p.off_ba_buf[b]);
   }
-  ba.flags = reinterpret_cast<uint32_t*>(ws + p.off_ba_flags);
-  const unsigned slice_blocks = blocks_for(p.max_slices, 128);
+  ba.flags = reinterpret_cast<uint32_t*>(w.base + p.off_ba_flags);
   // A bucket holds at most one entry per scalar and window of its group.
   const uint32_t rounds = head_rounds(n * p.copies, p.slice);
   cudaError_t err;
@@ -1124,73 +1252,81 @@ cudaError_t msm(const affine_t<F>* points, size_t n_points, const uint32_t* inde
     const uint32_t keys = groups * p.buckets;
     for (size_t c0 = 0; c0 < n; c0 += p.chunk) {
       const size_t m = n - c0 < p.chunk ? n - c0 : p.chunk;
-      const unsigned scalar_blocks = blocks_for(m, 256);
-      // Sub-chunks of this chunk (1 unless the scatter is binned).
-      const uint32_t subs = (uint32_t)((m + p.sub_scalars - 1) / p.sub_scalars);
-      if ((err = cudaMemsetAsync(counts, 0, size_t(subs) * count_stride * sizeof(uint32_t), s)))
+      if ((err = sort_chunk<F>(p, w, scalars, montgomery, index, n_points, c0, m, w0, w1, keys,
+                               s)))
         return err;
-      count_kernel<<<scalar_blocks, 256, 0, s>>>(scalars + c0, montgomery, m, p, w0, w1, counts,
-                                                 count_stride);
-      if (p.max_pairs != 0 && !kSortedScatter) {
-        bin_counts_kernel<<<dim3(p.bins, subs), 256, 0, s>>>(counts, count_stride, keys, p, bins);
-        bin_scan_kernel<<<subs, kScatterBins, 0, s>>>(p, bins);
-      }
-      scan_counts(counts, keys, offsets, chunk_e, subs, count_stride, s);
-      if (p.max_pairs == 0) {
-        scatter_kernel<<<scalar_blocks, 256, 0, s>>>(scalars + c0, montgomery,
-                                                     index ? index + c0 : nullptr, n_points,
-                                                     (uint32_t)c0, m, p, w0, w1, counts, entries);
-      }
-      for (uint32_t sub = 0; p.max_pairs != 0 && sub < subs; sub++) {
-        const size_t lo = size_t(sub) * p.sub_scalars;
-        const size_t hi = lo + p.sub_scalars < m ? lo + p.sub_scalars : m;
-#if defined(G16_MSM_SORTED_SCATTER)
-        if ((err = sorted_scatter(scalars + c0, montgomery, index ? index + c0 : nullptr,
-                                  n_points, (uint32_t)c0, lo, hi, p, w0, w1, keys, ws,
-                                  counts + size_t(sub) * count_stride, entries, s)))
-          return err;
-        continue;
-#endif
-        uint32_t* sub_bins = bins + size_t(sub) * 2 * (p.bins + 1) + p.bins + 1;
-        bin_kernel<<<blocks_for(hi - lo, kScatterBins), kScatterBins, 0, s>>>(
-            scalars + c0, montgomery, index ? index + c0 : nullptr, n_points, (uint32_t)c0, lo,
-            hi, p, w0, w1, sub_bins, pairs);
-        place_kernel<<<blocks_for(p.max_pairs, 256), 256, 0, s>>>(
-            pairs, sub_bins + p.bins, p.max_pairs, counts + size_t(sub) * count_stride,
-            entries);
-      }
       if (p.affine) {
         if constexpr (ba_affine_bytes<F>() != 0) {
           // After the scatter counts[k] is offsets[k + 1] (its cursor's end); the rounds take
           // entry counts.
-          cursors_to_counts_kernel<<<blocks_for(keys, 256), 256, 0, s>>>(counts, offsets, keys);
-          if ((err = ba_accumulate<F>(points, n_points, entries, offsets, counts, keys,
-                                      (size_t(w1 - w0)) * m, p.rounds, ba, buckets, c0 > 0, s)))
+          cursors_to_counts_kernel<<<blocks_for(keys, 256), 256, 0, s>>>(w.counts, w.offsets,
+                                                                          keys);
+          if ((err = ba_accumulate<F>(points, n_points, w.entries, w.offsets, w.counts, keys,
+                                      (size_t(w1 - w0)) * m, p.rounds, ba, w.buckets, c0 > 0, s)))
             return err;
         }
         continue;
       }
-      slice_kernel<F><<<slice_blocks, 128, 0, s>>>(points, all_points, entries, offsets, keys,
-                                                   p.slice, heads, p.max_slices, buckets);
-      uint32_t stride = 1;
-      for (uint32_t r = 0; r < rounds; r++, stride *= 8)
-        head_round_kernel<F><<<slice_blocks, 128, 0, s>>>(heads, offsets, keys, p.slice, stride,
-                                                          p.max_slices);
-      bucket_finish_kernel<F><<<blocks_for(keys, 128), 128, 0, s>>>(heads, offsets, keys,
-                                                                    p.slice, buckets);
+      slice_chunk<F, false>(p, w, points, all_points, keys, rounds, s);
     }
-    const uint32_t segs_per_window = p.buckets / p.seg;
-    const uint32_t n_segs = groups * segs_per_window;
-    segment_kernel<F><<<blocks_for(n_segs, 128), 128, 0, s>>>(buckets, n_segs, segs_per_window,
-                                                              p.buckets, p.seg, segs);
-    P* sums;
-    if ((err = reduce_all<F>(segs, segs + n_segs, n_segs, groups, s, &sums))) return err;
-    if ((err = cudaMemcpyAsync(windows + g0, sums, groups * sizeof(P), cudaMemcpyDeviceToDevice,
-                               s)))
-      return err;
+    if ((err = reduce_pass<F>(p, w, groups, g0, s))) return err;
   }
   // One sum per group of windows, c m bits apart.
-  combine_kernel<F><<<1, 1, 0, s>>>(windows, p.groups, p.c * p.copies, result);
+  combine_kernel<F><<<1, 1, 0, s>>>(w.windows, p.groups, p.c * p.copies, result);
+  return cudaGetLastError();
+}
+
+// An MSM over chunks of the points that never share the device: msm_accumulate adds one
+// chunk's sum s_k points[idx(k)] (n <= n_cap scalars; idx as in msm, natural order) to buckets
+// kept in the workspace, `first` starting them from the identity; msm_accumulated reduces them
+// to the result. Every call of one accumulation passes the same n_cap and strategy, which lay
+// out the workspace (msm_accumulate_workspace_size bytes) and fix the window: the strategy must
+// force one, so that the chunks of a large MSM share the window the whole would take. Between
+// the calls the workspace holds the buckets: nothing else may use it. A large MSM in chunks
+// then reduces its buckets once, not once per chunk, with the whole's window.
+template <class F>
+cudaError_t msm_accumulate(const affine_t<F>* points, size_t n_points, const uint32_t* index,
+                           const fr_t* scalars, bool montgomery, size_t n, size_t n_cap,
+                           int strategy, void* workspace, size_t workspace_bytes, bool first,
+                           cudaStream_t s) {
+  using namespace msm_detail;
+  msm_plan p;
+  if (!accumulate_plan(n_cap, sizeof(xyzz_t<F>), strategy, &p) || !add_sort_temp(&p) || n > n_cap ||
+      workspace_bytes < p.total || points == nullptr || scalars == nullptr ||
+      workspace == nullptr || n_points >= (size_t(1) << 31))
+    return cudaErrorInvalidValue;
+  const msm_ws<F> w(p, workspace);
+  const uint32_t keys = pass_groups(p, p.windows) * p.buckets;
+  if (n == 0) {
+    // An empty chunk adds nothing; as the first it leaves every bucket the identity.
+    return first ? cudaMemsetAsync(w.buckets, 0, size_t(keys) * sizeof(xyzz_t<F>), s)
+                 : cudaSuccess;
+  }
+  cudaError_t err;
+  if ((err = sort_chunk<F>(p, w, scalars, montgomery, index, n_points, 0, n, 0, p.windows, keys,
+                           s)))
+    return err;
+  const uint32_t rounds = head_rounds(n, p.slice);
+  if (first)
+    slice_chunk<F, false>(p, w, points, n_points, keys, rounds, s);
+  else
+    slice_chunk<F, true>(p, w, points, n_points, keys, rounds, s);
+  return cudaGetLastError();
+}
+
+template <class F>
+cudaError_t msm_accumulated(size_t n_cap, int strategy, void* workspace, size_t workspace_bytes,
+                            xyzz_t<F>* result, cudaStream_t s) {
+  using namespace msm_detail;
+  msm_plan p;
+  if (!accumulate_plan(n_cap, sizeof(xyzz_t<F>), strategy, &p) || !add_sort_temp(&p) ||
+      workspace_bytes < p.total ||
+      workspace == nullptr || result == nullptr)
+    return cudaErrorInvalidValue;
+  const msm_ws<F> w(p, workspace);
+  cudaError_t err;
+  if ((err = reduce_pass<F>(p, w, p.groups, 0, s))) return err;
+  combine_kernel<F><<<1, 1, 0, s>>>(w.windows, p.groups, p.c, result);
   return cudaGetLastError();
 }
 
@@ -1224,6 +1360,13 @@ inline bool msm_sort_temp_ok(msm_plan* p) {
   (void)p;
   return true;
 #endif
+}
+
+template <class F>
+size_t msm_accumulate_workspace_size(size_t n_cap, int strategy) {
+  msm_plan p;
+  return accumulate_plan(n_cap, sizeof(xyzz_t<F>), strategy, &p) && msm_sort_temp_ok(&p) ? p.total
+                                                                                          : 0;
 }
 
 template <class F>

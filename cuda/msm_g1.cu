@@ -21,6 +21,27 @@ cudaError_t g1_msm_precompute(g1_affine_t* points, size_t n_points, uint32_t c, 
   return msm_precompute<fp_t>(points, n_points, c, copies, s);
 }
 
+uint32_t g1_msm_window_bits(size_t n, int strategy) {
+  msm_plan p;
+  return make_msm_plan(n, sizeof(g1_xyzz_t), 0, strategy, &p) ? p.c : 0;
+}
+
+size_t g1_msm_accumulate_workspace_size(size_t n_cap, int strategy) {
+  return msm_accumulate_workspace_size<fp_t>(n_cap, strategy);
+}
+
+cudaError_t g1_msm_accumulate(const g1_affine_t* points, size_t n_points, const uint32_t* index,
+                              const fr_t* scalars, bool montgomery, size_t n, size_t n_cap,
+                              int strategy, void* ws, size_t ws_bytes, bool first, cudaStream_t s) {
+  return msm_accumulate<fp_t>(points, n_points, index, scalars, montgomery, n, n_cap, strategy, ws,
+                              ws_bytes, first, s);
+}
+
+cudaError_t g1_msm_accumulated(size_t n_cap, int strategy, void* ws, size_t ws_bytes,
+                               g1_xyzz_t* result, cudaStream_t s) {
+  return msm_accumulated<fp_t>(n_cap, strategy, ws, ws_bytes, result, s);
+}
+
 size_t g1_batch_add_workspace_size(size_t n_points) {
   return batch_add_workspace_size<fp_t>(n_points);
 }

@@ -7,7 +7,8 @@
 //! under each bucket strategy (slices, batch-affine rounds, and those rounds over chunks of
 //! 4096 scalars, which add chunks into the buckets), and one 2^24 MSM runs under each against
 //! the CPU backend; forced window widths of 4 to 22 bits cover every bucket scan and window
-//! count the plans use. Batch additions on
+//! count the plans use; and MSMs accumulated over chunks of the points as the streamed H MSM
+//! runs them. Batch additions on
 //! G1 and G2 over empty, full, 50% and 92% bitmaps, lengths that are not multiples of 64, length
 //! 1 and length 0, repeated and negated points, identity points.
 //!
@@ -652,6 +653,40 @@ fn g1_msm_forced_windows() {
 
 /// One 2^24-point G1 MSM with random scalars under each strategy, against the CPU backend (the
 /// batch-affine rounds at the size they run at in proofs: 16-bit windows, several passes).
+/// An MSM accumulated over chunks of the points (as a streamed H MSM runs it) equals the plain
+/// one: chunks that divide the points and one that does not, a single chunk, chunks of one
+/// point, with the window of the whole size and with 20-bit windows (what 2^25 points and up
+/// take).
+#[test]
+fn g1_msm_accumulated_over_chunks() {
+    if !gpu_or_skip("g1_msm_accumulated_over_chunks") {
+        return;
+    }
+    for (n, chunks, window) in [
+        (1usize, vec![1usize], 0u32),
+        (31, vec![1, 7, 31], 0),
+        (1000, vec![64, 333, 1000], 0),
+        (70_001, vec![4096, 65_536, 70_001], 0),
+        (70_001, vec![20_000], 20),
+        (1 << 20, vec![1 << 18, 300_000], 0),
+        (1 << 20, vec![1 << 18], 20),
+    ] {
+        if !within_cap("g1_msm_accumulated_over_chunks", n) {
+            continue;
+        }
+        let points = make_points::<G1Projective>(n, 40 + n as u64);
+        let scalars = random_scalars(n, 41 + n as u64);
+        let want = msm::msm_g1_montgomery(0, &points, &scalars, MsmStrategy::configured()).unwrap();
+        for chunk in chunks {
+            let got = msm::msm_g1_accumulated(0, &points, &scalars, chunk, window).unwrap();
+            assert_eq!(
+                got, want,
+                "{n} points in chunks of {chunk}, window {window}"
+            );
+        }
+    }
+}
+
 #[test]
 fn g1_msm_2_pow_24() {
     if !gpu_or_skip("g1_msm_2_pow_24") {

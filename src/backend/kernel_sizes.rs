@@ -26,7 +26,13 @@ mod raw {
     use std::ffi::c_int;
     extern "C" {
         pub fn g16_msm_workspace_size(curve: c_int, n: usize, strategy: c_int) -> usize;
+        pub fn g16_msm_accumulate_workspace_size(
+            curve: c_int,
+            n_cap: usize,
+            strategy: c_int,
+        ) -> usize;
         pub fn g16_batch_add_workspace_size(curve: c_int, n_points: usize) -> usize;
+        pub fn g16_msm_window_bits(n: usize, strategy: c_int) -> u32;
         pub fn g16_ntt_table_size(lg_max: u32) -> usize;
         pub fn g16_ntt_top_table_size(lg_n: u32) -> usize;
         pub fn g16_ntt_coset_table_size(lg_n: u32) -> usize;
@@ -38,6 +44,21 @@ mod raw {
 pub fn msm_workspace(curve: Curve, n: usize, strategy: i32) -> usize {
     // SAFETY: a pure size computation.
     unsafe { raw::g16_msm_workspace_size(curve as c_int, n, strategy) }
+}
+
+/// Workspace bytes of an MSM accumulated over chunks of at most `n_cap` scalars with the
+/// launcher's `strategy` code (which must force the window); 0 where the kernels cannot
+/// accumulate that shape (several passes, G2): the chunks then reduce one by one.
+pub fn msm_accumulate_workspace(curve: Curve, n_cap: usize, strategy: i32) -> usize {
+    // SAFETY: a pure size computation.
+    unsafe { raw::g16_msm_accumulate_workspace_size(curve as c_int, n_cap, strategy) }
+}
+
+/// The window width in bits an MSM of `n` scalars takes with the launcher's `strategy` code
+/// (0: out of range).
+pub fn msm_window_bits(n: usize, strategy: i32) -> u32 {
+    // SAFETY: a pure size computation.
+    unsafe { raw::g16_msm_window_bits(n, strategy) }
 }
 
 /// Workspace bytes of a batch addition over `n_points` points.

@@ -208,12 +208,26 @@ pub struct ArenaLayout {
     pub polys: u32,
     /// The workspace of every MSM and batch addition of the proof (one at a time).
     pub workspace: Range<usize>,
+    /// A streamed H MSM accumulated over its chunks (None: each chunk reduced on its own).
+    pub h_accumulate: Option<HAccumulation>,
     /// Chunks of streamed points, in turn.
     pub slots: Vec<Range<usize>>,
     /// One circuit's ones bitmap and tail slices for one chunk, in turn.
     pub sides: [Range<usize>; 2],
     /// Bytes of the whole arena.
     pub bytes: usize,
+}
+
+/// How a streamed H MSM accumulates over its chunks: one set of buckets for the whole MSM, in
+/// a workspace of its own (the query chunks interleaved with it use the shared one), reduced
+/// once at the end with the window the whole MSM takes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HAccumulation {
+    /// Scalars per chunk at most (the workspace's layout).
+    pub n_cap: usize,
+    /// The launcher's strategy code, its window forced.
+    pub code: i32,
+    pub workspace: Range<usize>,
 }
 
 impl ArenaLayout {
@@ -318,6 +332,9 @@ impl fmt::Display for MemoryPlan {
                 if layout.polys == 2 {
                     write!(f, ", H in two buffers")?;
                 }
+                if layout.h_accumulate.is_some() {
+                    write!(f, ", H MSM accumulated")?;
+                }
                 write!(f, ")")?;
             }
         }
@@ -396,8 +413,10 @@ const CHUNK_LGS: Range<u32> = 16..25;
 
 /// Host-to-device bandwidth the plan's cost model assumes (PCIe 4 x16 from page-locked memory).
 const MODEL_BYTES_PER_S: f64 = 25e9;
-/// Model cost of one chunk's launches and bucket reductions, in seconds.
+/// Model cost of one chunk's launches, in seconds.
 const MODEL_CHUNK_S: f64 = 0.5e-3;
+/// Curve additions per second the model assumes for the H MSM (a 2^27 MSM's ~1.8e9 in ~0.8 s).
+const MODEL_ADDITIONS_PER_S: f64 = 2.2e9;
 
 /// The NTT tables' bytes for domains of `2^lg_n`.
 pub fn table_bytes(lg_n: u32) -> usize {
@@ -493,8 +512,14 @@ pub fn plan(req: &PlanRequest) -> Result<MemoryPlan, NoFit> {
         }
         for polys in [3, 2] {
             for &chunk in &chunks {
-                for slots in [2, 3] {
-                    let layout = arena_layout(req, resident, polys, chunk, slots);
+                for (slots, accumulate) in [(2, false), (3, false), (2, true), (3, true)] {
+                    if accumulate && resident.contains(Query::H) {
+                        continue;
+                    }
+                    let layout = arena_layout(req, resident, polys, chunk, slots, accumulate);
+                    if accumulate && layout.h_accumulate.is_none() {
+                        continue;
+                    }
                     let results = results_bytes(&shape, resident, chunk, MAX_GROUP);
                     let p = MemoryPlan {
                         shape,
@@ -539,7 +564,7 @@ pub fn minimum_bytes(req: &PlanRequest) -> usize {
         .map(|&chunk| {
             tables
                 + results_bytes(&req.shape, QuerySet::NONE, chunk, MAX_GROUP)
-                + arena_layout(req, QuerySet::NONE, 2, chunk, 2).bytes
+                + arena_layout(req, QuerySet::NONE, 2, chunk, 2, false).bytes
         })
         .min()
         .unwrap_or(usize::MAX)
@@ -552,13 +577,21 @@ pub(crate) fn arena_layout(
     polys: u32,
     chunk: usize,
     slots: usize,
+    accumulate: bool,
 ) -> ArenaLayout {
     let shape = &req.shape;
     let poly = shape.poly_bytes();
     let h = shape.points(Query::H);
-    // The H MSM: over the resident query at once, else chunk by chunk.
+    // The H MSM: over the resident query at once, else chunk by chunk (in the shared workspace,
+    // or accumulated in a workspace of its own that the query chunks between its chunks leave
+    // alone).
+    let h_accumulate = (accumulate && !resident.contains(Query::H))
+        .then(|| h_accumulation(req, chunk))
+        .flatten();
     let h_ws = if resident.contains(Query::H) {
         kernel_sizes::msm_workspace(Curve::G1, h, req.msm_code)
+    } else if h_accumulate.is_some() {
+        0
     } else {
         kernel_sizes::msm_workspace(Curve::G1, h.min(chunk), req.msm_code)
     };
@@ -590,6 +623,15 @@ pub(crate) fn arena_layout(
     let mut at = align(poly);
     let workspace = at..at + ws.max(1);
     at = align(workspace.end);
+    let h_accumulate = h_accumulate.map(|(n_cap, code, bytes)| {
+        let ws = at..at + bytes;
+        at = align(ws.end);
+        HAccumulation {
+            n_cap,
+            code,
+            workspace: ws,
+        }
+    });
     let slot_ranges: Vec<Range<usize>> = (0..if streams { slots } else { 0 })
         .map(|_| {
             let r = at..at + slot_bytes;
@@ -605,9 +647,27 @@ pub(crate) fn arena_layout(
         poly_bytes: poly,
         polys,
         workspace,
+        h_accumulate,
         slots: slot_ranges,
         sides: [side_a, side_b],
         bytes: at.max(polys as usize * poly),
+    }
+}
+
+/// The accumulated H MSM over chunks of `chunk` points: its chunk length, its launcher code
+/// (the window the whole H MSM would take, forced) and workspace bytes; None where the kernels
+/// cannot accumulate that shape.
+fn h_accumulation(req: &PlanRequest, chunk: usize) -> Option<(usize, i32, usize)> {
+    let h = req.shape.points(Query::H);
+    let window = kernel_sizes::msm_window_bits(h, req.msm_code);
+    if h == 0 || window == 0 {
+        return None;
+    }
+    let code = (req.msm_code & !(0xff << 8)) | (window as i32) << 8;
+    let n_cap = h.min(chunk);
+    match kernel_sizes::msm_accumulate_workspace(Curve::G1, n_cap, code) {
+        0 => None,
+        bytes => Some((n_cap, code, bytes)),
     }
 }
 
@@ -662,6 +722,42 @@ fn modelled_cost(p: &MemoryPlan) -> f64 {
         0.0
     };
     stream_s + polys_s + chunks as f64 * MODEL_CHUNK_S - slots_bonus
+        + h_msm_additions(p) / MODEL_ADDITIONS_PER_S
+}
+
+/// Curve additions of a plan's H MSM: one per point and window, and about nine per bucket of
+/// each reduction (once for the whole, or once per chunk when the chunks are reduced apart, each
+/// with the window of its own size).
+fn h_msm_additions(p: &MemoryPlan) -> f64 {
+    let PlanKind::Streamed {
+        resident,
+        chunk_points,
+        layout,
+        ..
+    } = &p.kind
+    else {
+        return 0.0;
+    };
+    let h = p.shape.points(Query::H);
+    let msm = |n: usize, window: u32| -> f64 {
+        if n == 0 || window == 0 {
+            return 0.0;
+        }
+        let windows = 256u32.div_ceil(window) as f64;
+        n as f64 * windows + 9.0 * windows * (1u64 << (window - 1)) as f64
+    };
+    let whole = || msm(h, kernel_sizes::msm_window_bits(h, 0));
+    if resident.contains(Query::H) || layout.h_accumulate.is_some() {
+        return whole();
+    }
+    chunk_ranges_len(h, *chunk_points)
+        .map(|m| msm(m, kernel_sizes::msm_window_bits(m, 0)))
+        .sum()
+}
+
+/// The lengths of `len` points in chunks of `chunk`.
+fn chunk_ranges_len(len: usize, chunk: usize) -> impl Iterator<Item = usize> {
+    (0..len.div_ceil(chunk.max(1))).map(move |j| chunk.min(len - j * chunk))
 }
 
 fn align(bytes: usize) -> usize {

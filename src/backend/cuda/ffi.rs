@@ -182,6 +182,30 @@ extern "C" {
     ) -> c_int;
     pub fn g16_bit_reverse(data: *mut c_void, lg_n: u32, stream: Stream) -> c_int;
     pub fn g16_msm_index_rebase(index: *mut u32, n: usize, base: u32, stream: Stream) -> c_int;
+    pub fn g16_msm_accumulate(
+        curve: c_int,
+        points: *const c_void,
+        n_points: usize,
+        index: *const u32,
+        scalars: *const c_void,
+        montgomery: c_int,
+        n: usize,
+        n_cap: usize,
+        strategy: c_int,
+        workspace: *mut c_void,
+        workspace_bytes: usize,
+        first: c_int,
+        stream: Stream,
+    ) -> c_int;
+    pub fn g16_msm_accumulated(
+        curve: c_int,
+        n_cap: usize,
+        strategy: c_int,
+        workspace: *mut c_void,
+        workspace_bytes: usize,
+        result: *mut c_void,
+        stream: Stream,
+    ) -> c_int;
     #[cfg(feature = "gpu-test-kernels")]
     pub fn g16_curve_test_op(
         curve: c_int,

@@ -620,6 +620,73 @@ pub unsafe fn index_rebase(index: *mut c_void, n: usize, base: u32, stream: &Str
     )
 }
 
+/// Queues the addition of one chunk's G1 MSM (`n` Montgomery-form or canonical scalars with
+/// point k, `n <= n_cap`) to the MSM accumulated in `workspace` (`first`: from the identity);
+/// `code` forces the window (see `g16_msm_accumulate`).
+///
+/// # Safety
+/// Every pointer must be a live device allocation of the size `g16_msm_accumulate` documents,
+/// and nothing else may use the workspace until [`msm_accumulated`].
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn msm_accumulate(
+    points: *const c_void,
+    n_points: usize,
+    scalars: *const c_void,
+    montgomery: bool,
+    n: usize,
+    n_cap: usize,
+    code: i32,
+    workspace: *mut c_void,
+    workspace_bytes: usize,
+    first: bool,
+    stream: &Stream,
+) -> Result<()> {
+    launched(
+        "g16_msm_accumulate",
+        ffi::g16_msm_accumulate(
+            Curve::G1 as i32,
+            points,
+            n_points,
+            std::ptr::null(),
+            scalars,
+            montgomery as i32,
+            n,
+            n_cap,
+            code,
+            workspace,
+            workspace_bytes,
+            first as i32,
+            stream.raw(),
+        ),
+    )
+}
+
+/// Queues the reduction of an accumulated G1 MSM into `result` (one XYZZ point).
+///
+/// # Safety
+/// As [`msm_accumulate`], with the same `n_cap` and `code`.
+pub unsafe fn msm_accumulated(
+    n_cap: usize,
+    code: i32,
+    workspace: *mut c_void,
+    workspace_bytes: usize,
+    result: *mut c_void,
+    stream: &Stream,
+) -> Result<()> {
+    launched(
+        "g16_msm_accumulated",
+        ffi::g16_msm_accumulated(
+            Curve::G1 as i32,
+            n_cap,
+            code,
+            workspace,
+            workspace_bytes,
+            result,
+            stream.raw(),
+        ),
+    )
+}
+
 /// The launcher code of the strategy and window proofs use.
 pub fn configured_msm_code() -> i32 {
     msm_code(MsmStrategy::configured(), 0, 0, 0)

@@ -153,6 +153,77 @@ pub fn msm_g1_precomputed_with<S>(
     )
 }
 
+/// `sum(scalars[k] * points[k])` with Montgomery-form scalars, as a streamed H MSM runs it:
+/// accumulated over chunks of `chunk` points (the last one shorter) with `window`-bit windows
+/// (0: the width the whole MSM takes), then reduced once. Errs where the kernels cannot
+/// accumulate that shape.
+pub fn msm_g1_accumulated(
+    device: usize,
+    points: &[G1Affine],
+    scalars: &[Scalar],
+    chunk: usize,
+    window: u32,
+) -> Result<G1Projective> {
+    let n = scalars.len();
+    assert!(points.len() >= n && chunk > 0);
+    if n == 0 {
+        return Ok(G1Projective::identity());
+    }
+    let base = kernels::configured_msm_code() & !(0xff << 8);
+    let window = match window {
+        0 => crate::backend::kernel_sizes::msm_window_bits(n, base),
+        w => w,
+    };
+    let code = base | (window as i32) << 8;
+    let n_cap = chunk.min(n);
+    let ws_bytes =
+        crate::backend::kernel_sizes::msm_accumulate_workspace(kernels::Curve::G1, n_cap, code);
+    if ws_bytes == 0 {
+        return Err(Error::invalid(format!(
+            "the kernels cannot accumulate an MSM of {n} scalars in chunks of {chunk}"
+        )));
+    }
+    let mut guard = lock_device(device)?;
+    let state = guard.as_mut().expect("lock_device creates the state");
+    let stream = &state.compute;
+    let d_points = upload(&points[..n], stream)?;
+    let d_scalars = upload(scalars, stream)?;
+    let mut ws = DeviceBuffer::<u8>::new(ws_bytes)?;
+    let mut result = DeviceBuffer::<<G1 as GpuCurve>::Xyzz>::new(1)?;
+    for (j, start) in (0..n).step_by(n_cap).enumerate() {
+        let m = n_cap.min(n - start);
+        // SAFETY: the chunk's points and scalars lie in the uploaded buffers; the workspace is
+        // sized for n_cap and code.
+        unsafe {
+            kernels::msm_accumulate(
+                d_points.as_ptr().cast::<G1Affine>().add(start).cast(),
+                m,
+                d_scalars.as_ptr().cast::<Scalar>().add(start).cast(),
+                true,
+                m,
+                n_cap,
+                code,
+                ws.as_mut_ptr(),
+                ws.len(),
+                j == 0,
+                stream,
+            )?
+        };
+    }
+    // SAFETY: as above.
+    unsafe {
+        kernels::msm_accumulated(
+            n_cap,
+            code,
+            ws.as_mut_ptr(),
+            ws.len(),
+            result.as_mut_ptr(),
+            stream,
+        )?
+    };
+    download_one::<G1>(&result, stream)
+}
+
 /// The precomputed copies of `points` for `window`-bit windows, as the MSM reads them: copy `j`
 /// (elements `j n .. (j + 1) n`) is `2^(window j)` times the points.
 pub fn precompute_g1(

@@ -645,6 +645,65 @@ impl Executor {
                         }
                     })?;
                 }
+                Op::MsmAccumulate {
+                    points,
+                    n_points,
+                    scalars,
+                    n,
+                    first,
+                    workspace,
+                } => {
+                    let acc = ctx.plan.layout.h_accumulate.as_ref();
+                    let acc = acc.expect("an accumulating plan");
+                    let (p, sc, ws) = (ctx.ptr(points), ctx.ptr(scalars), ctx.ptr(workspace));
+                    let run = || {
+                        // SAFETY: the ranges lie in the arena; the workspace is the plan's
+                        // accumulation region, sized for n_cap and code.
+                        unsafe {
+                            kernels::msm_accumulate(
+                                p,
+                                n_points,
+                                sc,
+                                true,
+                                n,
+                                acc.n_cap,
+                                acc.code,
+                                ws,
+                                workspace.bytes,
+                                first,
+                                compute,
+                            )
+                        }
+                    };
+                    if time_h {
+                        self.timed(Timed::Kernel(Stage::H), compute, run)?;
+                    } else {
+                        run()?;
+                    }
+                }
+                Op::MsmAccumulated { workspace, result } => {
+                    let acc = ctx.plan.layout.h_accumulate.as_ref();
+                    let acc = acc.expect("an accumulating plan");
+                    let (ws, r) = (ctx.ptr(workspace), ctx.result(result));
+                    let run = || {
+                        // SAFETY: as above; the result slot lies in the results buffer.
+                        unsafe {
+                            kernels::msm_accumulated(
+                                acc.n_cap,
+                                acc.code,
+                                ws,
+                                workspace.bytes,
+                                r,
+                                compute,
+                            )
+                        }
+                    };
+                    if time_h {
+                        self.timed(Timed::Kernel(Stage::H), compute, run)?;
+                    } else {
+                        run()?;
+                    }
+                }
                 Op::Msm {
                     curve,
                     points,

@@ -21,6 +21,7 @@ fn request(lg_n: u32, budget: usize) -> PlanRequest {
 /// polynomial (which holds `h` during the H MSM) alone.
 fn check_layout(layout: &ArenaLayout) {
     let mut regions = vec![layout.workspace.clone()];
+    regions.extend(layout.h_accumulate.iter().map(|a| a.workspace.clone()));
     regions.extend(layout.slots.iter().cloned());
     regions.extend(layout.sides.iter().cloned());
     for r in &regions {

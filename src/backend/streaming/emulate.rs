@@ -321,6 +321,33 @@ impl Machine<'_> {
                 }
                 self.scribble_workspace();
             }
+            Op::MsmAccumulate {
+                points,
+                n_points,
+                scalars,
+                n,
+                first,
+                workspace,
+            } => {
+                let s: Vec<Scalar> = self.read(scalars);
+                let s: Vec<blst_scalar> = s[..n]
+                    .iter()
+                    .map(|x| blst_scalar { b: x.to_bytes_le() })
+                    .collect();
+                let pts: Vec<G1Affine> = self.read(points);
+                let idx: Vec<u32> = (0..n.min(n_points) as u32).collect();
+                let chunk = CpuBackend.g1_msm(&pts, &idx, &s[..idx.len()]).unwrap();
+                // The running sum lives in the accumulation's workspace, as its buckets do.
+                let sum = if first {
+                    chunk
+                } else {
+                    self.read::<G1Projective>(workspace)[0] + chunk
+                };
+                self.write(workspace, &[sum]);
+            }
+            Op::MsmAccumulated { workspace, result } => {
+                self.g1[result.index] = Some(self.read::<G1Projective>(workspace)[0]);
+            }
             Op::Msm {
                 curve,
                 points,

@@ -205,6 +205,18 @@ pub enum Op {
         result: Slot,
         stage: Stage,
     },
+    /// Adds `sum s_k points[k]` over `n` Montgomery-form scalars to the H MSM accumulated in
+    /// `workspace` (`first`: from the identity); see the plan's `HAccumulation`.
+    MsmAccumulate {
+        points: Mem,
+        n_points: usize,
+        scalars: Mem,
+        n: usize,
+        first: bool,
+        workspace: Mem,
+    },
+    /// The accumulated H MSM's sum.
+    MsmAccumulated { workspace: Mem, result: Slot },
     /// The sum of `points[i]` for every `i < n_points` whose bit is set in `bitmap`.
     BatchAdd {
         curve: Curve,
@@ -267,6 +279,8 @@ impl StreamPlan {
 enum Region {
     Poly(u32),
     Workspace,
+    /// The accumulated H MSM's own workspace.
+    HWorkspace,
     Slot(usize),
     Side(usize),
 }
@@ -386,6 +400,10 @@ impl Builder {
         match r {
             Region::Poly(i) => l.poly(i),
             Region::Workspace => l.workspace.clone(),
+            Region::HWorkspace => l
+                .h_accumulate
+                .as_ref()
+                .map_or(0..0, |a| a.workspace.clone()),
             Region::Slot(k) => l.slots[k].clone(),
             Region::Side(k) => l.sides[k].clone(),
         }
@@ -573,7 +591,10 @@ impl Builder {
             .collect();
         let mut loads = Prefetch::new(self.plan.layout.slots.len());
         let mut uploaded = 0;
-        let mut h_done = false;
+        let h_chunks = chunks.iter().filter(|c| matches!(c, Chunk::H(..))).count();
+        let mut h_done = 0;
+        let accumulate = self.plan.layout.h_accumulate.is_some();
+        let h_ws = Mem::arena(self.range(Region::HWorkspace));
         for c in chunks {
             match c {
                 Chunk::H(circuit, range) => {
@@ -582,22 +603,42 @@ impl Builder {
                     let (slot, loaded) = loads.take();
                     self.wait(StreamId::Compute, loaded);
                     let m = range.len();
-                    let result = self.result(Curve::G1, *circuit, Query::H);
-                    let p0 = self.poly(0);
-                    self.ops.push(Op::Msm {
-                        curve: Curve::G1,
-                        points: Mem::arena(self.range(Region::Slot(slot))).sub(0, m * 96),
-                        n_points: m,
-                        index: None,
-                        scalars: p0.sub(range.start * 32, m * 32),
-                        montgomery: true,
-                        n: m,
-                        bit_reversed: 0,
-                        result,
-                        stage: Stage::H,
-                    });
-                    self.used(&[Region::Slot(slot), Region::Workspace]);
-                    h_done = true;
+                    let points = Mem::arena(self.range(Region::Slot(slot))).sub(0, m * 96);
+                    let scalars = self.poly(0).sub(range.start * 32, m * 32);
+                    if accumulate {
+                        self.ops.push(Op::MsmAccumulate {
+                            points,
+                            n_points: m,
+                            scalars,
+                            n: m,
+                            first: h_done == 0,
+                            workspace: h_ws,
+                        });
+                        if h_done + 1 == h_chunks {
+                            let result = self.result(Curve::G1, *circuit, Query::H);
+                            self.ops.push(Op::MsmAccumulated {
+                                workspace: h_ws,
+                                result,
+                            });
+                        }
+                        self.used(&[Region::Slot(slot), Region::HWorkspace]);
+                    } else {
+                        let result = self.result(Curve::G1, *circuit, Query::H);
+                        self.ops.push(Op::Msm {
+                            curve: Curve::G1,
+                            points,
+                            n_points: m,
+                            index: None,
+                            scalars,
+                            montgomery: true,
+                            n: m,
+                            bit_reversed: 0,
+                            result,
+                            stage: Stage::H,
+                        });
+                        self.used(&[Region::Slot(slot), Region::Workspace]);
+                    }
+                    h_done += 1;
                 }
                 Chunk::Query(q) => {
                     if self.plan.resident.contains(q.query) {
@@ -611,7 +652,7 @@ impl Builder {
                 }
             }
         }
-        if h_done {
+        if h_done > 0 {
             // h (in the first polynomial) is read no more.
             self.used(&[Region::Poly(0)]);
         }

@@ -167,6 +167,8 @@ struct Case {
     g2_tail: bool,
     /// Slots and side buffers over `b` and `c` (see [`compact`]).
     compact: bool,
+    /// A streamed H MSM accumulated over its chunks.
+    accumulate: bool,
 }
 
 /// The arena packed as tightly as the ops allow (a token workspace, which the emulation only
@@ -185,12 +187,19 @@ fn compact(mut layout: ArenaLayout) -> ArenaLayout {
     };
     let mut ws = layout.workspace.clone();
     place(&mut ws);
+    let mut h_acc = layout.h_accumulate.clone();
+    if let Some(a) = &mut h_acc {
+        let mut r = a.workspace.start..a.workspace.start + 1024;
+        place(&mut r);
+        a.workspace = r;
+    }
     let mut slots = layout.slots.clone();
     slots.iter_mut().for_each(&mut place);
     let mut sides = layout.sides.clone();
     sides.iter_mut().for_each(&mut place);
     layout.bytes = at.max(layout.polys as usize * layout.poly_bytes);
     layout.workspace = ws;
+    layout.h_accumulate = h_acc;
     layout.slots = slots;
     layout.sides = sides;
     layout
@@ -212,9 +221,16 @@ fn stream_plan(srs: &Srs, c: &Case) -> StreamPlan {
         resident: c.resident,
         chunk_points: c.chunk,
         layout: if c.compact {
-            compact(arena_layout(&req, c.resident, c.polys, c.chunk, c.slots))
+            compact(arena_layout(
+                &req,
+                c.resident,
+                c.polys,
+                c.chunk,
+                c.slots,
+                c.accumulate,
+            ))
         } else {
-            arena_layout(&req, c.resident, c.polys, c.chunk, c.slots)
+            arena_layout(&req, c.resident, c.polys, c.chunk, c.slots, c.accumulate)
         },
         g2_tail_on_gpu: c.g2_tail,
     }
@@ -300,8 +316,7 @@ impl Fixture {
     }
 }
 
-fn check(c: &Case, seed: u64) {
-    let f = Fixture::new(c, seed);
+fn check(c: &Case, f: &Fixture) {
     let (plan, want, host) = (&f.plan, &f.want, f.host());
     for defer in [false, true] {
         let (ops, results) = f.build(defer);
@@ -357,31 +372,39 @@ fn streamed_sections_give_the_cpu_sums_in_any_stream_order() {
     let l_bg2 = QuerySet::NONE.with(Query::L).with(Query::BG2);
     let but_a = QuerySet::NONE.with(Query::A).complement();
     let cases = [
-        // (lg_n, circuits, resident, polys, chunk, slots, g2 tail)
-        (8, 1, QuerySet::NONE, 3, 64, 2, true),
-        (8, 1, QuerySet::NONE, 2, 64, 3, true),
-        (9, 2, QuerySet::NONE, 3, 192, 2, true),
-        (9, 3, h, 2, 128, 2, true),
-        (10, 1, l_bg2, 3, 320, 2, false),
-        (10, 3, but_a, 2, 256, 3, true),
-        (10, 2, QuerySet::NONE, 2, 1024, 2, false),
-        (11, 2, h, 3, 448, 3, true),
+        // (lg_n, circuits, resident, polys, chunk, slots, g2 tail, H MSM accumulated)
+        (8, 1, QuerySet::NONE, 3, 64, 2, true, false),
+        (8, 1, QuerySet::NONE, 2, 64, 3, true, true),
+        (9, 2, QuerySet::NONE, 3, 192, 2, true, true),
+        (9, 3, h, 2, 128, 2, true, false),
+        (10, 1, l_bg2, 3, 320, 2, false, true),
+        (10, 3, but_a, 2, 256, 3, true, false),
+        (10, 2, QuerySet::NONE, 2, 1024, 2, false, false),
+        (11, 2, h, 3, 448, 3, true, false),
+        (11, 3, l_bg2, 2, 704, 2, true, true),
     ];
-    for (i, &(lg_n, circuits, resident, polys, chunk, slots, g2_tail)) in cases.iter().enumerate() {
+    for (i, &(lg_n, circuits, resident, polys, chunk, slots, g2_tail, accumulate)) in
+        cases.iter().enumerate()
+    {
         for compact in [false, true] {
-            check(
-                &Case {
-                    lg_n,
-                    circuits,
-                    resident,
-                    polys,
-                    chunk,
-                    slots,
-                    g2_tail,
-                    compact,
-                },
-                100 + i as u64,
+            let c = Case {
+                lg_n,
+                circuits,
+                resident,
+                polys,
+                chunk,
+                slots,
+                g2_tail,
+                compact,
+                accumulate,
+            };
+            let f = Fixture::new(&c, 100 + i as u64);
+            assert_eq!(
+                f.plan.layout.h_accumulate.is_some(),
+                accumulate,
+                "case {i}: whether the kernels accumulate this shape"
             );
+            check(&c, &f);
         }
     }
 }
@@ -397,6 +420,7 @@ fn a_missing_wait_is_caught() {
         slots: 2,
         g2_tail: true,
         compact: true,
+        accumulate: true,
     };
     let f = Fixture::new(&c, 7);
     let (plan, want, host) = (&f.plan, &f.want, f.host());
@@ -443,6 +467,7 @@ fn uploads_count_every_byte_once_per_group() {
         slots: 2,
         g2_tail: true,
         compact: true,
+        accumulate: true,
     };
     let f = Fixture::new(&c, 9);
     let (ops, _) = f.build(true);
