@@ -657,6 +657,8 @@ fn streamed_proofs_under_a_limit_keep_what_fits() {
         .expect("a budget with both resident and streamed queries");
     say(&format!("gpu_prove: limit {} bytes: {plan}", plan.budget));
     let _turn = gpu_turn();
+    groth16_c2::backend::cuda::device::release_all();
+    groth16_c2::backend::cuda::runtime::VRAM_BY_DEVICE[0].reset_peak();
     let _settings = StreamSettings::set(plan.budget as u64, None, false);
     for batch in 1..=2 {
         let (got, t) = prove_timed(&srs, &witnesses[..batch], &r[..batch], &s[..batch], 0, None)
@@ -676,6 +678,11 @@ fn streamed_proofs_under_a_limit_keep_what_fits() {
         "gpu_prove: device peak {peak} bytes under a limit of {}",
         plan.budget
     ));
+    assert!(
+        peak <= plan.budget,
+        "held {peak} bytes under a limit of {}",
+        plan.budget
+    );
 }
 
 /// Two workers sharing one lock, each proving one partition per call as Curio's engine does,
@@ -761,6 +768,8 @@ fn streamed_2_24_under_4_gib() {
     };
     let _turn = gpu_turn();
     let (resident, _) = prove();
+    // What the resident proof kept goes, so the peak below is the streamed proof's alone.
+    groth16_c2::backend::cuda::device::release_all();
     let _settings = StreamSettings::set(4 << 30, None, false);
     groth16_c2::backend::cuda::runtime::VRAM_BY_DEVICE[0].reset_peak();
     let (streamed, t) = prove();
