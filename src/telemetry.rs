@@ -127,6 +127,12 @@ pub struct LockSpan {
     pub released: std::time::Instant,
 }
 
+/// Whether each circuit's shape goes to stderr as it is split (`GROTH16_C2_LOG_SHAPES=1`; see
+/// `CircuitSplit::shape_line`).
+pub(crate) fn log_shapes() -> bool {
+    std::env::var("GROTH16_C2_LOG_SHAPES").as_deref() == Ok("1")
+}
+
 /// Whether the library keeps its notes off stderr (`GROTH16_C2_QUIET=1`).
 pub(crate) fn quiet() -> bool {
     matches!(

@@ -320,6 +320,9 @@ fn prepare<'r>(
     let t = Instant::now();
     let split = crate::settings::pool().install(|| split_circuit(w));
     let split_ms = ms(t.elapsed());
+    if crate::telemetry::log_shapes() {
+        eprintln!("{} circuit={index}", split.shape_line(w));
+    }
 
     let bytes = (split_bytes(&split) + job.backend.prep_bytes(w, &split)) as u64;
     let urgent = || inside.load(Ordering::SeqCst) && own.load(Ordering::SeqCst) == 0;

@@ -135,6 +135,35 @@ pub struct CircuitSplit {
     pub l: QuerySplit,
 }
 
+impl CircuitSplit {
+    /// The circuit's shape as the prover sees it, on one `key=value` line: its H domain, sizes,
+    /// densities, and per query the points whose scalar is 1, 0 or neither (the tail, which
+    /// needs a real MSM). What `GROTH16_C2_LOG_SHAPES=1` prints per circuit.
+    pub fn shape_line(&self, w: &Witness) -> String {
+        let pct = |part: usize, whole: usize| 100.0 * part as f64 / whole.max(1) as f64;
+        let mut line = format!(
+            "groth16-c2 shape domain=2^{} abc={} inputs={} aux={} a_aux_density={:.1}% \
+             b_aux_density={:.1}%",
+            w.domain_size().trailing_zeros(),
+            w.a.len(),
+            w.inputs.len(),
+            w.aux.len(),
+            pct(w.a_aux_density.popcount, w.aux.len()),
+            pct(w.b_aux_density.popcount, w.aux.len()),
+        );
+        for (name, q) in [("l", &self.l), ("a", &self.a), ("b", &self.b)] {
+            let n = q.len();
+            line += &format!(
+                " {name}_points={n} {name}_ones={:.1}% {name}_zeros={:.1}% {name}_tail={:.1}%",
+                pct(q.ones.count, n),
+                pct(q.zeros, n),
+                pct(q.tail_points.len(), n)
+            );
+        }
+        line
+    }
+}
+
 /// Splits every query of one circuit.
 pub fn split_circuit(w: &Witness) -> CircuitSplit {
     // A: every input (inputs have full A density), then the aux variables in A after them.
@@ -599,6 +628,41 @@ mod tests {
             let mut l = Default::default();
             plain_filter(&aux_s, |_| true, 0, &mut l);
             check(&split.l, l, aux, &format!("{what}: L"));
+        }
+    }
+
+    #[test]
+    fn shape_line_counts_each_kind_of_scalar() {
+        // 4 inputs (ONE, 0, 1, 5), 8 aux: 0 0 1 1 1 7 9 0; A over aux 0..4, B over none.
+        let s = |v: u64| Scalar::from(v);
+        let inp = [s(1), s(0), s(1), s(5)];
+        let aux = [s(0), s(0), s(1), s(1), s(1), s(7), s(9), s(0)];
+        let (aw, bw, biw) = ([0b1111u64], [0u64], [0u64]);
+        let w = Witness {
+            a: &inp[..3],
+            b: &[],
+            c: &[],
+            inputs: &inp,
+            aux: &aux,
+            a_aux_density: Density::new(&aw, 8),
+            b_inp_density: Density::new(&biw, 4),
+            b_aux_density: Density::new(&bw, 8),
+        };
+        let line = split_circuit(&w).shape_line(&w);
+        for field in [
+            "domain=2^2",
+            "abc=3",
+            "inputs=4",
+            "aux=8",
+            "a_aux_density=50.0%",
+            "b_aux_density=0.0%",
+            // L: 3 zeros, 3 ones, 2 others of 8.
+            "l_points=8 l_ones=37.5% l_zeros=37.5% l_tail=25.0%",
+            // A: inputs 1 0 1 5, then aux 0 0 1 1: 4 ones, 3 zeros, 1 other of 8.
+            "a_points=8 a_ones=50.0% a_zeros=37.5% a_tail=12.5%",
+            "b_points=0 b_ones=0.0% b_zeros=0.0% b_tail=0.0%",
+        ] {
+            assert!(line.contains(field), "{field:?} not in {line:?}");
         }
     }
 
