@@ -1,12 +1,13 @@
-//! The PoRep circuit's Groth16 parameters in filecoin-proofs' parameter cache
+//! The Groth16 parameters of every circuit this check proves (PoRep, SnapDeals' empty sector
+//! update, Window and Winning PoSt) in filecoin-proofs' parameter cache
 //! (`FIL_PROOFS_PARAMETER_CACHE`).
 //!
-//! With `cuda-supraseal`, filecoin-proofs never generates parameters: Commit-2 fails when the
-//! `.params` file is missing and `verify_seal` fails when the `.vk` file is missing. So this
-//! module generates both, once, under the names the cache looks up (`v28-<id>.params`,
-//! `v28-<id>.vk`). Files are written under a temporary name and renamed, so a file under its
-//! final name is complete; a truncated or mismatched one (written by another tool, or a full
-//! disk) is detected by its section sizes and regenerated.
+//! With `cuda-supraseal`, filecoin-proofs never generates parameters: a proof fails when the
+//! `.params` file is missing and its verification fails when the `.vk` file is missing. So this
+//! module generates both, once per circuit, under the names the cache looks up
+//! (`v28-<id>.params`, `v28-<id>.vk`). Files are written under a temporary name and renamed, so a
+//! file under its final name is complete; a truncated or mismatched one (written by another tool,
+//! or a full disk) is detected by its section sizes and regenerated.
 
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
@@ -14,40 +15,109 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use bellperson::groth16::{self, VerifyingKey};
+use bellperson::groth16::{self, Parameters, VerifyingKey};
 use blstrs::Bls12;
-use filecoin_proofs::{parameters::public_params, DefaultPieceHasher, PoRepConfig};
+use filecoin_proofs::{
+    parameters::{public_params, window_post_public_params, winning_post_public_params},
+    DefaultPieceHasher, PoRepConfig, PoStConfig, PoStType,
+};
 use rand::rngs::OsRng;
 use storage_proofs_core::compound_proof::CompoundProof;
 use storage_proofs_core::parameter_cache::{
     parameter_cache_params_path, parameter_cache_verifying_key_path, CacheableParameters,
 };
 use storage_proofs_porep::stacked::{self, StackedCircuit, StackedCompound, StackedDrg};
+use storage_proofs_post::fallback::{FallbackPoSt, FallbackPoStCircuit, FallbackPoStCompound};
+use storage_proofs_update::{
+    EmptySectorUpdate, EmptySectorUpdateCircuit, EmptySectorUpdateCompound,
+    PublicParams as UpdatePublicParams,
+};
 
 use crate::Tree;
 
 type Compound = StackedCompound<Tree, DefaultPieceHasher>;
 
-/// Where the cache keeps this circuit's files.
+/// One circuit's files in the cache, and how to make its parameters.
 pub struct ParamFiles {
+    /// What the circuit proves ("PoRep", "SnapDeals", ...), for messages.
+    pub what: &'static str,
     pub params: PathBuf,
     pub vk: PathBuf,
+    generate: Box<dyn Fn() -> Result<Parameters<Bls12>>>,
 }
 
-pub fn files(config: &PoRepConfig) -> Result<ParamFiles> {
+impl ParamFiles {
+    fn new(
+        what: &'static str,
+        id: &str,
+        generate: impl Fn() -> Result<Parameters<Bls12>> + 'static,
+    ) -> ParamFiles {
+        ParamFiles {
+            what,
+            params: parameter_cache_params_path(id),
+            vk: parameter_cache_verifying_key_path(id),
+            generate: Box::new(generate),
+        }
+    }
+}
+
+/// The PoRep (Commit-2) circuit's files.
+pub fn porep(config: &PoRepConfig) -> Result<ParamFiles> {
     let pp = public_params::<Tree>(config)?;
     let id = <Compound as CacheableParameters<
         StackedCircuit<Tree, DefaultPieceHasher>,
         stacked::PublicParams<Tree>,
     >>::cache_identifier(&pp);
-    Ok(ParamFiles {
-        params: parameter_cache_params_path(&id),
-        vk: parameter_cache_verifying_key_path(&id),
-    })
+    Ok(ParamFiles::new("PoRep", &id, move || {
+        let circuit =
+            <Compound as CompoundProof<StackedDrg<'_, Tree, DefaultPieceHasher>, _>>::blank_circuit(
+                &pp,
+            );
+        random_parameters(circuit)
+    }))
+}
+
+/// The empty sector update (SnapDeals) circuit's files, for sectors of `config`.
+pub fn update(config: &PoRepConfig) -> Result<ParamFiles> {
+    let pp = UpdatePublicParams::from_sector_size(u64::from(config.sector_size));
+    let id = <EmptySectorUpdateCompound<Tree> as CacheableParameters<
+        EmptySectorUpdateCircuit<Tree>,
+        UpdatePublicParams,
+    >>::cache_identifier(&pp);
+    Ok(ParamFiles::new("SnapDeals", &id, move || {
+        let circuit = <EmptySectorUpdateCompound<Tree> as CompoundProof<
+            EmptySectorUpdate<Tree>,
+            EmptySectorUpdateCircuit<Tree>,
+        >>::blank_circuit(&pp);
+        random_parameters(circuit)
+    }))
+}
+
+/// A PoSt circuit's files (Window or Winning, as `config` says).
+pub fn post(config: &PoStConfig) -> Result<ParamFiles> {
+    let (what, pp) = match config.typ {
+        PoStType::Window => ("Window PoSt", window_post_public_params::<Tree>(config)?),
+        PoStType::Winning => ("Winning PoSt", winning_post_public_params::<Tree>(config)?),
+    };
+    let id = config.get_cache_identifier::<Tree>()?;
+    Ok(ParamFiles::new(what, &id, move || {
+        let circuit = <FallbackPoStCompound<Tree> as CompoundProof<
+            FallbackPoSt<'_, Tree>,
+            FallbackPoStCircuit<Tree>,
+        >>::blank_circuit(&pp);
+        random_parameters(circuit)
+    }))
+}
+
+fn random_parameters<C: bellperson::Circuit<blstrs::Scalar>>(
+    circuit: C,
+) -> Result<Parameters<Bls12>> {
+    groth16::generate_random_parameters::<Bls12, _, _>(circuit, &mut OsRng)
+        .context("generating Groth16 parameters")
 }
 
 /// Makes sure both files are in the cache; returns the generation time when it had to generate.
-pub fn ensure(config: &PoRepConfig, files: &ParamFiles) -> Result<Option<Duration>> {
+pub fn ensure(files: &ParamFiles) -> Result<Option<Duration>> {
     let dir = files
         .params
         .parent()
@@ -78,18 +148,13 @@ pub fn ensure(config: &PoRepConfig, files: &ParamFiles) -> Result<Option<Duratio
     }
 
     eprintln!(
-        "filecoin-seal-check: generating the 2 KiB PoRep parameters into {} \
-         (once per cache: 10-18 min on 2 cores, 2 min on 16)",
+        "filecoin-seal-check: generating the 2 KiB {} parameters into {} (once per cache; the \
+         PoRep ones take 10-18 min on 2 cores, 2 min on 16)",
+        files.what,
         dir.display()
     );
-    let pp = public_params::<Tree>(config)?;
-    let circuit =
-        <Compound as CompoundProof<StackedDrg<'_, Tree, DefaultPieceHasher>, _>>::blank_circuit(
-            &pp,
-        );
     let start = Instant::now();
-    let params = groth16::generate_random_parameters::<Bls12, _, _>(circuit, &mut OsRng)
-        .context("generating Groth16 parameters")?;
+    let params = (files.generate)()?;
     let took = start.elapsed();
     write_atomically(&files.params, |w| params.write(w))?;
     write_atomically(&files.vk, |w| params.vk.write(w))?;
