@@ -788,6 +788,48 @@ fn streamed_2_24_under_4_gib() {
     assert!(peak <= 4 << 30, "2^24 under 4 GiB held {peak} bytes");
 }
 
+/// A Window PoSt-shaped partition (99% of B's points in the tail) keeps its G2 tail MSM on the
+/// GPU when the host asks for it on the CPU, resident and streamed, with the CPU backend's bytes
+/// (the synthetic SRS is no real setup: the proofs are compared, not verified).
+#[test]
+fn window_post_shape_keeps_its_g2_tail_on_the_gpu() {
+    use groth16_c2::synthetic_partition::{synthetic_srs, PartitionShape, SyntheticPartition};
+    if !runs_here("window_post_shape_keeps_its_g2_tail_on_the_gpu", 16) {
+        return;
+    }
+    let partition = SyntheticPartition::generate(&PartitionShape::window_post(16));
+    let srs = synthetic_srs(&partition);
+    let w = [partition.witness()];
+    let (r, s) = (random_scalars(1, 1601), random_scalars(1, 1602));
+    let prove = |backend: &'static dyn Backend| {
+        let options = ProveOptions {
+            backend: Some(backend),
+            verify: Some(false),
+            ..Default::default()
+        };
+        groth16_c2::start(&srs, &w, &r, &s, options)
+            .and_then(|p| p.finalize())
+            .unwrap_or_else(|e| panic!("Window PoSt shape on {}: {e}", backend.name()))
+    };
+    let want = prove(&CpuBackend);
+    let _turn = gpu_turn();
+    groth16_c2::settings::set_g2_tail_on_gpu(false);
+    let resident = prove(&CudaBackend);
+    let streamed = {
+        let _settings = StreamSettings::set(0, Some(uneven_chunk(16)), true);
+        prove(&CudaBackend)
+    };
+    groth16_c2::settings::set_g2_tail_on_gpu(true);
+    assert!(
+        resident == want,
+        "resident: the GPU proof differs from the CPU backend's"
+    );
+    assert!(
+        streamed == want,
+        "streamed: the GPU proof differs from the CPU backend's"
+    );
+}
+
 /// A limit below the smallest plan fails the call at once, naming the minimum, before any
 /// device section runs.
 #[test]

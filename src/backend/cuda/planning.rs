@@ -13,12 +13,17 @@ use crate::error::{Error, Result};
 use crate::prover::split::CircuitSplit;
 use crate::srs::Srs;
 
-/// The settings a plan depends on, as they are now.
-fn key_now() -> PlanKey {
+/// The settings a plan depends on, as they are now, for circuits shaped like `first` (where the
+/// G2 tail runs depends on its B query's tail; without a circuit, on the setting alone).
+fn key_now(first: Option<&CircuitSplit>) -> PlanKey {
+    let g2_tail_on_gpu = match first {
+        Some(c) => crate::settings::g2_tail_on_gpu_for(c.b.tail_points.len(), c.b.len()),
+        None => crate::settings::g2_tail_on_gpu(),
+    };
     PlanKey {
         limit: crate::settings::vram_limit(),
         residency: Residency::from_env(),
-        g2_tail_on_gpu: crate::settings::g2_tail_on_gpu(),
+        g2_tail_on_gpu,
         chunk_points: chunk_override(),
         msm_code: kernels::configured_msm_code(),
     }
@@ -54,7 +59,7 @@ fn request(srs: &Srs, key: &PlanKey, tails: [usize; 3], budget: usize) -> PlanRe
 /// Fails at once when no plan for `srs` could fit `device` even with all its memory free
 /// (within the limit): the proof could never run there.
 pub fn check_fits(device: usize, srs: &Srs) -> Result<()> {
-    let key = key_now();
+    let key = key_now(None);
     let ceiling = device::plan_ceiling(device)?;
     // Tails unknown yet: none (the all-resident path's need is checked when the proof plans).
     let req = request(srs, &key, [0; 3], ceiling);
@@ -68,7 +73,7 @@ pub fn check_fits(device: usize, srs: &Srs) -> Result<()> {
 /// (but the NTT tables); when another process holds memory the smallest plan needs, waits for
 /// it up to `GROTH16_C2_VRAM_WAIT_S`.
 pub fn plan_for(state: &mut DeviceState, srs: &Srs, first: &CircuitSplit) -> Result<MemoryPlan> {
-    let key = key_now();
+    let key = key_now(Some(first));
     if let Some(p) = &state.plan {
         if p.is_for(srs, &key) {
             return Ok(p.plan.clone());

@@ -105,8 +105,10 @@ fn run(
 ) -> Result<DeviceResults> {
     let n = srs.h.len() + 1;
     let queries: [&QuerySplit; 3] = [&split.l, &split.a, &split.b];
-    // The G2 tail MSM runs here unless the host moved it to the CPU (after the lock).
-    let g2_tail_here = crate::settings::g2_tail_on_gpu();
+    // The G2 tail MSM runs here unless the host moved it to the CPU (after the lock) and the
+    // tail is small.
+    let g2_tail_here =
+        crate::settings::g2_tail_on_gpu_for(split.b.tail_points.len(), split.b.len());
     let mut ws_bytes = workspace_bytes(n, split, srs, g2_tail_here);
 
     // The SRS on the device: the resident copy, a new resident copy, or one for this proof only.

@@ -65,9 +65,13 @@ impl<'a> StreamedGroup<'a> {
         plan: &MemoryPlan,
         capacity: usize,
     ) -> Result<StreamedGroup<'a>> {
-        let sp = StreamPlan::of(plan, crate::settings::g2_tail_on_gpu())
-            .expect("a streamed plan has a stream layout");
         let state = guard.as_mut().expect("lock_device creates the state");
+        // Where the G2 tail runs was decided with the plan (for this SRS's circuits' shape).
+        let g2_tail_on_gpu = state
+            .plan
+            .as_ref()
+            .map_or_else(crate::settings::g2_tail_on_gpu, |p| p.key.g2_tail_on_gpu);
+        let sp = StreamPlan::of(plan, g2_tail_on_gpu).expect("a streamed plan has a stream layout");
         h::prepare_tables(state, sp.shape.lg_n)?;
         // Uploads from the host copy run at PCIe speed only from page-locked memory.
         pin_host_or_warn(srs);
