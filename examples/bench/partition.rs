@@ -32,7 +32,7 @@ use crate::common::{fail, median, proof_layout_bytes, Flags, DEFAULT_PARAMS_DIR}
 use crate::process::{parse_sizes, peak_rss_kb, pin_inputs, run_self, self_command, witness_bytes};
 
 const USAGE: &str = "bench --partition [--log-n 16,18] [--runs 3] [--batch 1] \
-    [--share-witness] [--pinned-inputs] [--ones-share 0.92] [--srs memory|file] [--compare-cpu] [--cpu-runs 1] \
+    [--share-witness] [--pinned-inputs] [--shape porep|window-post] [--ones-share 0.92] [--srs memory|file] [--compare-cpu] [--cpu-runs 1] \
     [--params-dir params-cache] [--vram-limit 16G]";
 
 /// The largest size benched through a params file (about 360 bytes per domain element:
@@ -52,6 +52,8 @@ struct Options {
     share_witness: bool,
     /// `a, b, c` in page-locked memory from the library's allocator.
     pinned_inputs: bool,
+    /// The partition's proportions: a PoRep's (the default) or a Window PoSt's.
+    kind: ShapeKind,
     ones_share: f64,
     srs: SrsSource,
     compare_cpu: bool,
@@ -61,15 +63,49 @@ struct Options {
     vram_limit: Option<String>,
 }
 
+#[derive(Clone, Copy)]
+enum ShapeKind {
+    Porep,
+    WindowPost,
+}
+
+impl ShapeKind {
+    fn parse(name: Option<&str>) -> ShapeKind {
+        match name {
+            None | Some("porep") => ShapeKind::Porep,
+            Some("window-post") => ShapeKind::WindowPost,
+            Some(other) => fail(&format!(
+                "--shape takes porep or window-post, not {other:?}"
+            )),
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            ShapeKind::Porep => "porep",
+            ShapeKind::WindowPost => "window-post",
+        }
+    }
+
+    fn shape(self, log_n: u32) -> PartitionShape {
+        match self {
+            ShapeKind::Porep => PartitionShape::porep(log_n),
+            ShapeKind::WindowPost => PartitionShape::window_post(log_n),
+        }
+    }
+}
+
 pub fn main(mut flags: Flags) {
     let child = flags.switch("--child");
+    let kind = ShapeKind::parse(flags.value("--shape").as_deref());
     let sizes = parse_sizes(&flags.value("--log-n").unwrap_or_else(|| "16,18".into()));
     let o = Options {
         runs: flags.parse("--runs", 3),
         batch: flags.parse("--batch", 1),
         share_witness: flags.switch("--share-witness"),
         pinned_inputs: flags.switch("--pinned-inputs"),
-        ones_share: flags.parse("--ones-share", 0.92),
+        kind,
+        ones_share: flags.parse("--ones-share", kind.shape(16).ones_share),
         srs: match flags.value("--srs").as_deref() {
             None | Some("memory") => SrsSource::Memory,
             Some("file") => SrsSource::File,
@@ -101,8 +137,11 @@ fn check(sizes: &[u32], o: &Options) {
         ));
     }
     for &k in sizes {
-        if let Err(e) = shape(k, o.ones_share).check() {
+        if let Err(e) = shape(k, o).check() {
             fail(&format!("2^{k}: {e}"));
+        }
+        if o.srs == SrsSource::File && !matches!(o.kind, ShapeKind::Porep) {
+            fail("--srs file has PoRep-shaped params only; other shapes build theirs in memory");
         }
         if o.srs == SrsSource::File && k > MAX_FILE_LOG_N {
             fail(&format!(
@@ -112,10 +151,10 @@ fn check(sizes: &[u32], o: &Options) {
     }
 }
 
-fn shape(log_n: u32, ones_share: f64) -> PartitionShape {
+fn shape(log_n: u32, o: &Options) -> PartitionShape {
     PartitionShape {
-        ones_share,
-        ..PartitionShape::porep(log_n)
+        ones_share: o.ones_share,
+        ..o.kind.shape(log_n)
     }
 }
 
@@ -162,8 +201,9 @@ impl Report {
 
 fn parent_main(sizes: &[u32], o: &Options) {
     println!(
-        "groth16-c2 partition bench: shape c={b} j={b} gw=1 (each run proves {b} partition(s) \
+        "groth16-c2 partition bench: {} shape, c={b} j={b} gw=1 (each run proves {b} partition(s) \
          in one call, {}), {:.0}% of aux values 0/1, SRS {}, median of {} runs{}",
+        o.kind.name(),
         if o.share_witness {
             "one witness shared by all"
         } else {
@@ -352,6 +392,7 @@ fn run_child(log_n: u32, o: &Options, cpu: bool) -> Report {
     child
         .args(["--partition", "--child", "--log-n", &log_n.to_string()])
         .args(["--batch", &o.batch.to_string()])
+        .args(["--shape", o.kind.name()])
         .args(["--ones-share", &o.ones_share.to_string()])
         .args(["--params-dir"])
         .arg(&o.dir)
@@ -430,7 +471,7 @@ fn child_main(log_n: u32, o: &Options) {
         .map(|i| {
             SyntheticPartition::generate(&PartitionShape {
                 seed: i as u64 + 1,
-                ..shape(log_n, o.ones_share)
+                ..shape(log_n, o)
             })
         })
         .collect();

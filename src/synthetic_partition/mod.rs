@@ -98,6 +98,23 @@ impl PartitionShape {
         }
     }
 
+    /// A 32 GiB Window PoSt partition's shape at `2^log_n`, seed 1: 2349 sectors' comm_r and
+    /// challenges as inputs (1 + 2349 * 11), and the proportions of the 2 KiB circuit as
+    /// groth16-c2's shape log reads them (A and B aux densities 0.758 and 0.724, about 1% of aux
+    /// values 0 or 1: Poseidon and SHA state, so nearly every point is in a tail MSM).
+    pub fn window_post(log_n: u32) -> PartitionShape {
+        PartitionShape {
+            log_n,
+            inputs: 1 + 2349 * 11,
+            aux_share: 0.93,
+            a_aux_density: 0.758,
+            b_inp_count: 1,
+            b_aux_density: 0.724,
+            ones_share: 0.01,
+            seed: 1,
+        }
+    }
+
     /// The domain size `2^log_n`.
     pub fn domain_size(&self) -> usize {
         1 << self.log_n

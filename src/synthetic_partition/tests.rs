@@ -55,6 +55,25 @@ fn porep_shape_counts_and_densities() {
 }
 
 #[test]
+fn window_post_shape_puts_nearly_every_point_in_a_tail() {
+    let p = SyntheticPartition::generate(&PartitionShape::window_post(16));
+    let n = 1 << 16;
+    assert_eq!(p.inputs.len(), 1 + 2349 * 11);
+    assert_eq!(p.witness().domain_size(), n);
+    let aux = p.aux.len();
+    let a = share(p.a_aux_density.popcount, aux);
+    let b = share(p.b_aux_density.popcount, aux);
+    assert!((a - 0.758).abs() < 0.01, "a_aux density {a}");
+    assert!((b - 0.724).abs() < 0.01, "b_aux density {b}");
+    let tail = p.tail_share();
+    assert!((tail - 0.99).abs() < 0.005, "tail share {tail}");
+    assert!(
+        PartitionShape::window_post(15).check().is_err(),
+        "25840 inputs need 2^16"
+    );
+}
+
+#[test]
 fn constraints_stay_inside_the_domain_at_larger_sizes() {
     let shape = PartitionShape::porep(20);
     let n = 1 << 20;
