@@ -19,15 +19,21 @@
 #            witness, `bench --proofs` with one and two workers; then supraseal-c2's bench
 #            (supraseal_c2bench copied into the pack) with hold_gpu_memory holding the rest of
 #            the device (STREAM_SUPRA=0 skips it; its params file is written once to /tmp)
+#   post     the Window PoSt shape (99% of every query in the tail) at POST_LOG_N (default 26;
+#            supraseal-c2's params file at 2^27 would not fit the disk): `bench --partition
+#            --shape window-post`, then supraseal_c2bench on the same proportions (--inputs 25840
+#            --a-permille 758 --b-permille 724 --bool-permille 10); then, when the pack has it
+#            (GPU_PACK_EXTRA="target/filecoin-seal-check/release/filecoin-seal-check=filecoin-seal-check"),
+#            filecoin-proofs' four proofs on the CUDA build (first run: params, ~4 min)
 # With BUILD=<name>, `tests` and `sanitize` run an A/B variant's test binaries, packed as
 # examples/<name>_<test> (GPU_PACK_EXTRA="gpu-var/<name>/gpu_ntt=<name>_gpu_ntt ..."), and the
 # default's where the variant has none (say, gpu_field for an NTT switch).
 # Budget each call: `ab` about 5 minutes for 8 builds, `tests` 9 (two calls), `sanitize` 8-10,
 # `soak` 3.
 set -uo pipefail
-pack=${1:?usage: gpu-session.sh PACK OUT params|ab|tests|sanitize|soak|ncu|stream}
-out=${2:?usage: gpu-session.sh PACK OUT params|ab|tests|sanitize|soak|ncu|stream}
-step=${3:?usage: gpu-session.sh PACK OUT params|ab|tests|sanitize|soak|ncu|stream}
+pack=${1:?usage: gpu-session.sh PACK OUT params|ab|tests|sanitize|soak|ncu|stream|post}
+out=${2:?usage: gpu-session.sh PACK OUT params|ab|tests|sanitize|soak|ncu|stream|post}
+step=${3:?usage: gpu-session.sh PACK OUT params|ab|tests|sanitize|soak|ncu|stream|post}
 here=$(dirname "$0")
 bin=$(bash "$here/gpu-unpack.sh" "$pack") || exit 1
 mkdir -p "$out" params-cache
@@ -127,6 +133,26 @@ stream)
                 --bool-permille 920 2>&1 | tee "$out/supra-$k-$free.log" | tail -n 6
             [ -n "$holder" ] && kill "$holder" && wait "$holder" 2>/dev/null
         done
+    fi
+    ;;
+post)
+    k=${POST_LOG_N:-26}
+    echo "=== groth16-c2, Window PoSt shape, 2^$k"
+    "$bin/examples/bench" --partition --shape window-post --log-n "$k" --runs 3 2>&1 |
+        tee "$out/post-$k.log" | sed -n '/^log_n/,$p'
+    if [ -x "$pack/supraseal_c2bench" ]; then
+        params=/tmp/supra-post-$k.params
+        [ -f "$params" ] || "$pack/supraseal_c2bench" gen-srs --log-n "$k" --inputs 25840 \
+            --a-permille 758 --b-permille 724 --out "$params" >"$out/supra-post-gen.log" 2>&1
+        echo "=== supraseal-c2, Window PoSt shape, 2^$k"
+        "$pack/supraseal_c2bench" prove --srs "$params" --circuits 1 --iters 3 --warmup 1 \
+            --bool-permille 10 2>&1 | tee "$out/supra-post-$k.log" | tail -n 6
+    fi
+    if [ -x "$bin/examples/filecoin-seal-check" ]; then
+        echo "=== filecoin-proofs 19.1: the four proofs on the CUDA build"
+        GROTH16_C2_FIL_PARAMS=/tmp/filecoin-params GROTH16_C2_SEAL_EXPECT_BACKEND=cuda \
+            "$bin/examples/filecoin-seal-check" 2>&1 | tee "$out/filecoin-seal.log" |
+            grep -v '^groth16-c2 shape'
     fi
     ;;
 *)
