@@ -4,8 +4,8 @@
 //! `cargo run --release --features bellpepper --example c_fixture -- OUT_DIR [--log-n 10]
 //! [--batch 2]` writes `OUT_DIR/circuit.params` (bellperson's `Parameters::write`) and
 //! `OUT_DIR/fixture.bin`, laid out as follows. Integers are little-endian u64; an `fr` is 32
-//! bytes, the memory of `blstrs::Scalar` (4 little-endian u64 Montgomery limbs, DESIGN.md §2);
-//! a proof is 384 bytes, the memory of `groth16_proof`.
+//! bytes, the memory of `blstrs::Scalar` (4 little-endian u64 Montgomery limbs; docs/design.md,
+//! "Data layouts"); a proof is 384 bytes, the memory of `groth16_proof`.
 //!
 //! ```text
 //! "G16C2FX1"                                   8-byte magic

@@ -2,7 +2,8 @@
 # scripts/batch-bench.sh PACK_DIR ANCHORS_DIR OUT_DIR [PART ...]: the call-shape benchmarks of
 # the GPU machine, ours and supraseal-c2's in one run (so every ratio is measured on one machine
 # at one time). PACK_DIR is what scripts/gpu-pack.sh made (bench and srs_load examples inside),
-# ANCHORS_DIR holds ../shared/anchors' supraseal_c2bench. Parts (default: batch24 interlock24):
+# ANCHORS_DIR holds supraseal_c2bench, a benchmark built on supraseal-c2 0.1.2 (not part of this
+# repository). Parts (default: batch24 interlock24):
 #   batch24   one call of 10 circuits at 2^24: supraseal-c2 0.1.2, ours, ours with page-locked
 #             a, b, c; peak RSS of each (ours: held%, beyond-inputs and library peak too)
 #   interlock24  single-circuit calls from two workers at 2^24 (the rate a batch should reach)

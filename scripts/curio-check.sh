@@ -7,8 +7,9 @@
 #   bash scripts/curio-check.sh [--tests-only] [--inputs DIR] [SOURCE]
 #
 # SOURCE is Curio's `extern/` folder, a folder holding it (a Curio checkout), or a tarball of
-# either; default: CURIO_SOURCE, else the newest curio-extern-*.tar.xz in the `shared/clients`
-# folder beside this checkout. Without one the script says SKIP and exits 0.
+# either; default: CURIO_SOURCE, else the newest curio-extern-*.tar.* snapshot in the folder
+# CURIO_SNAPSHOTS (its default is where CI keeps a pinned one). Without one the script says SKIP
+# and exits 0.
 #
 # Steps: unpack to a temporary folder; patch; build cuzk-daemon and cuzk-bench (release, the
 # installed stable toolchain instead of the engine's pinned one); run the engine's own tests;
@@ -28,9 +29,9 @@
 # crate's own tests run that API. Batches across sectors (`max_batch_size` > 1) also go through
 # the pipelined path only.
 #
-# Environment: CURIO_SOURCE (above); CURIO_CHECK_TARGET, the engine's cargo target folder
-# (default target/curio-check, kept between runs); GROTH16_C2_FIL_PARAMS (the parameter cache,
-# as in filecoin-seal.sh). Needs what filecoin-seal.sh needs, plus protoc (installed with
+# Environment: CURIO_SOURCE and CURIO_SNAPSHOTS (above); CURIO_CHECK_TARGET, the engine's cargo
+# target folder (default target/curio-check, kept between runs); GROTH16_C2_FIL_PARAMS (the
+# parameter cache, as in filecoin-seal.sh). Needs what filecoin-seal.sh needs, plus protoc (installed with
 # apt-get when missing and possible).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -52,9 +53,10 @@ while [ $# -gt 0 ]; do
 done
 
 source_path=${source_arg:-${CURIO_SOURCE:-}}
+snapshots=${CURIO_SNAPSHOTS:-$root/../shared/clients}
 if [ -z "$source_path" ]; then
-    # The newest snapshot in the clients folder beside this checkout, if there is one.
-    source_path=$(ls -1 "$root"/../shared/clients/curio-extern-*.tar.* 2>/dev/null | tail -n 1 || true)
+    # The newest snapshot, if there is one.
+    source_path=$(ls -1 "$snapshots"/curio-extern-*.tar.* 2>/dev/null | tail -n 1 || true)
 fi
 if [ -z "$source_path" ] || [ ! -e "$source_path" ]; then
     say "SKIP: no Curio source (give a folder or tarball, or set CURIO_SOURCE)"

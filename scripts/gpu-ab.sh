@@ -50,7 +50,7 @@ for key in sorted(values):
     print("| " + " | ".join(list(key) + cells + ratios) + " |")
 PY
 }
-# The table after every round, so a call cut short by its time limit still shows the rounds
+# The table after every round, so a run cut short by a time limit still shows the rounds
 # that finished.
 failed=0
 for r in $(seq 1 "$rounds"); do

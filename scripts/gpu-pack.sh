@@ -3,10 +3,11 @@
 # `--features cuda,bellpepper,gpu-test-kernels` (CUDA runtime linked statically), strips them and packs them,
 # xz-compressed with a dictionary larger than one binary (every binary carries the same
 # GPU code, ~16 MB for the default architectures and compressed by nvcc, so only the
-# first copy costs space; the device tool carries 64 MiB), with
-# scripts/gpu-run.sh (and gpu-unpack.sh, gpu-sanitize.sh, gpu-ab.sh, gpu-session.sh, gpu-ncu.sh, gpu-pipes.sh) into PACK_DIR (default gpu-pack/, git-ignored). The folder is what travels
-# to the GPU machine, which has the driver but no Rust: pass it in the device tool's `carry` and
-# run `bash gpu-pack/gpu-run.sh gpu-pack $OUT` there (it unpacks the binaries itself).
+# first copy costs space and a dozen binaries pack into a few tens of MB), with
+# scripts/gpu-run.sh (and gpu-unpack.sh, gpu-sanitize.sh, gpu-ab.sh, gpu-session.sh, gpu-ncu.sh,
+# gpu-pipes.sh, side-by-side.py) into PACK_DIR (default gpu-pack/, git-ignored). The folder is
+# what is copied to the GPU machine, a separate machine with the driver but no Rust; there,
+# `bash gpu-pack/gpu-run.sh gpu-pack LOG_DIR` runs the tests (it unpacks the binaries itself).
 #
 # GPU_PACK_TESTS (space-separated test target names) overrides the default selection;
 # GPU_PACK_EXTRA="path=name ..." adds prebuilt binaries as examples/name (e.g. an A/B build).

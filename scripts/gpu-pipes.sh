@@ -3,7 +3,7 @@
 # (Nsight Compute's sm__pipe_*_cycles_active: FMA-heavy runs every integer multiply, FP64,
 # ALU), with the issue rate, instructions and warps per SM, for the first LAUNCHES launches of
 # the kernels matching KERNEL_REGEX in one gpu_bench run, on the GPU machine. E.g.
-#   bash gpu-pack/gpu-pipes.sh gpu-pack $OUT 1 slice_kernel --msm 22 --msm-strategy slices \
+#   bash gpu-pack/gpu-pipes.sh gpu-pack LOGS 1 slice_kernel --msm 22 --msm-strategy slices \
 #       --ntt "" --h "" --runs 1 --no-cpu
 # NCU_BENCH names another gpu_bench binary. Writes ncu's CSV to OUT_DIR/pipes.csv.
 set -uo pipefail

@@ -47,8 +47,8 @@ for tool in $tools; do
         racecheck\|gpu_prove) args="$args --skip 2_16 --skip 2_20 --skip 2_24" ;;
         racecheck\|gpu_h) args="GROTH16_C2_GPU_H_MAX_LOG_N=14" ;;
         memcheck\|gpu_ntt) args="--skip 2_pow_26 --skip 2_pow_27" ;;
-        # racecheck's own host memory outgrows 128 GiB on the 2^20-point MSMs (H200 machine,
-        # 2026-12-04); memcheck takes 5-7 minutes per 2^20 test. 2^16 + 3 points run the same
+        # racecheck's own host memory outgrows 128 GiB on the 2^20-point MSMs (H200 machine);
+        # memcheck takes 5-7 minutes per 2^20 test. 2^16 + 3 points run the same
         # kernels, the binned scatter through the SlicesTestBinned strategy.
         memcheck\|gpu_msm) args="GROTH16_C2_GPU_MSM_MAX_N=65539" ;;
         racecheck\|gpu_msm) args="GROTH16_C2_GPU_MSM_MAX_N=65539" ;;
@@ -66,7 +66,7 @@ for tool in $tools; do
         for c in $("$bin/tests/$t" --list "${filters[@]}" 2>/dev/null | sed -n 's/: test$//p'); do
             case_args=$args
             # g1_msm_forced_windows (60 MSMs at five window widths) runs past 360 s alone under
-            # racecheck at 2^16 points; at 1,000 (its smaller size) it takes 107 s (H200, 2026-12-04).
+            # racecheck at 2^16 points; at 1,000 (its smaller size) it takes 107 s (H200).
             [ "$tool|$t|$c" = "racecheck|gpu_msm|g1_msm_forced_windows" ] &&
                 case_args="GROTH16_C2_GPU_MSM_MAX_N=1000"
             runs+=("$t|$tool|$case_args|$c")

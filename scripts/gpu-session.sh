@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# scripts/gpu-session.sh PACK OUT STEP: the steps of a device session, one per device-tool call
-# (each call must end within its limit; the machine keeps detached processes and files outside
-# $OUT while it stays warm, and $OUT is emptied at every call, so each step prints its summary).
+# scripts/gpu-session.sh PACK LOG_DIR STEP: one step of a run on the GPU machine (a separate
+# machine with the driver, where the pack of scripts/gpu-pack.sh was copied). Each step writes
+# its logs under LOG_DIR and prints its summary; the `params` step starts a detached generation
+# that `soak` waits for, so run the steps on one machine, keeping params-cache/ between them.
 #   params   start generating the soak's params (2^16, 2^18, 2^20, 2^22, 2^24) in params-cache/,
 #            detached; returns at once (the fast setup: minutes for 2^24 on 16 cores)
 #   ab       the kernel A/B (every gpu_bench_* in the pack against gpu_bench) and sppark_bench
-#            (copied into the pack) in the same call, with a side-by-side table per build
+#            (copied into the pack) in the same run, with a side-by-side table per build
 #            (AB_ARGS, SPPARK_NTT, SPPARK_MSM: the sizes; SPPARK_MSM="" skips sppark's MSM)
 #   tests    every packed test binary (or those in TESTS), one at a time (some check the
-#            device's memory in use); all of them take about 9 minutes, so split them in two calls
+#            device's memory in use); all of them take about 9 minutes (TESTS splits them)
 #   sanitize compute-sanitizer over the GPU tests (GPU_SANITIZE_* as scripts/gpu-sanitize.sh)
 #   soak     waits for the params, then 1,000 proofs (SOAK_ARGS to change)
 #   ncu      Nsight Compute over the NTT/H kernels of one gpu_bench variant (NCU_LOG_N, default
@@ -28,12 +29,12 @@
 # With BUILD=<name>, `tests` and `sanitize` run an A/B variant's test binaries, packed as
 # examples/<name>_<test> (GPU_PACK_EXTRA="gpu-var/<name>/gpu_ntt=<name>_gpu_ntt ..."), and the
 # default's where the variant has none (say, gpu_field for an NTT switch).
-# Budget each call: `ab` about 5 minutes for 8 builds, `tests` 9 (two calls), `sanitize` 8-10,
-# `soak` 3.
+# Times on an H200: `ab` about 5 minutes for 8 builds, `tests` 9 (split in two runs with TESTS
+# where a run must stay short), `sanitize` 8-10, `soak` 3.
 set -uo pipefail
-pack=${1:?usage: gpu-session.sh PACK OUT params|ab|tests|sanitize|soak|ncu|stream|post}
-out=${2:?usage: gpu-session.sh PACK OUT params|ab|tests|sanitize|soak|ncu|stream|post}
-step=${3:?usage: gpu-session.sh PACK OUT params|ab|tests|sanitize|soak|ncu|stream|post}
+pack=${1:?usage: gpu-session.sh PACK LOG_DIR params|ab|tests|sanitize|soak|ncu|stream|post}
+out=${2:?usage: gpu-session.sh PACK LOG_DIR params|ab|tests|sanitize|soak|ncu|stream|post}
+step=${3:?usage: gpu-session.sh PACK LOG_DIR params|ab|tests|sanitize|soak|ncu|stream|post}
 here=$(dirname "$0")
 bin=$(bash "$here/gpu-unpack.sh" "$pack") || exit 1
 mkdir -p "$out" params-cache

@@ -3,8 +3,8 @@
 estimate from `cuobjdump -sass` output (sm_90), without a GPU.
 
 On Hopper every integer multiply runs on the FMA-heavy pipe: IMAD.WIDE and IMAD.HI hold it for
-4 cycles per warp instruction, IMAD (IMAD.X, IMAD.MOV, ...) for 2 (measured on the H200, see the
-README's "The IMAD pipe is the limit"). Kernels bound by that pipe run in proportion to
+4 cycles per warp instruction, IMAD (IMAD.X, IMAD.MOV, ...) for 2 (measured on the H200 with
+Nsight Compute's pipe counters, scripts/gpu-pipes.sh). Kernels bound by that pipe run in proportion to
 `cycles`. E.g.
     nvcc -std=c++17 -O3 -arch=sm_90 -cubin -Icuda -o /tmp/ntt.cubin cuda/ntt.cu
     .cuda-venv/sass-tools/cuobjdump -sass /tmp/ntt.cubin > /tmp/ntt.sass

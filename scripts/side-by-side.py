@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """side-by-side.py --ours LOG... --sppark LOG...: one table of our kernels next to sppark's, from the
-same device call: the `RESULT <what> <size> <value> ms` lines of gpu_bench (or gpu-ab.sh logs)
+same run on one GPU: the `RESULT <what> <size> <value> ms` lines of gpu_bench (or gpu-ab.sh logs)
 and the result rows of `sppark_bench ntt` / `sppark_bench msm` (their header row names the
 `median_ms` column). Our `ntt_<variant>` rows pair with sppark's NTT rows of the same variant,
 `msm_g1` with its `dev` MSM rows (points and scalars on the device). With several logs of ours

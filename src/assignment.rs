@@ -243,7 +243,8 @@ impl Witness<'_> {
         self.a.len().next_power_of_two()
     }
 
-    /// Checks that this witness fits the SRS (DESIGN.md §4) and is internally consistent.
+    /// Checks that this witness fits the SRS (docs/design.md, "The params file") and is
+    /// internally consistent.
     pub fn check_against(&self, srs: &SrsData, index: usize) -> Result<()> {
         let fail = |reason: String| Err(Error::circuit(index, reason));
         let (inp, aux) = (self.inputs.len(), self.aux.len());

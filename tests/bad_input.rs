@@ -1003,7 +1003,7 @@ fn timed_finalize_and_abi_form() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Found by a new user's tries (issue 13)
+// Found by a new user's first tries
 
 /// `x · x = y`, both private: no public input besides ONE.
 struct NoPublicInputs {

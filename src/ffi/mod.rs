@@ -1,4 +1,5 @@
-//! The C ABI of DESIGN.md §3: a thin layer over the Rust API that holds no prover logic.
+//! The C ABI (docs/design.md, "The C ABI contract"): a thin layer over the Rust API that holds
+//! no prover logic.
 //!
 //! Every exported function runs inside [`panic::guard`], so no panic unwinds into C; pointer
 //! arguments go through [`arg`] / [`arg_mut`], which turn NULL into a "null pointer" error.

@@ -2,11 +2,11 @@
 //! scaled to a domain of `2^K`, built directly (no circuit synthesis, no trusted setup) and fast
 //! enough for `K = 26, 27` on a GPU machine.
 //!
-//! The shape follows a real partition (DESIGN.md §1): 328 public inputs (ONE first), aux
-//! variables filling ~97% of the domain, `a_aux` density 99.7%, one input (ONE) in B, `b_aux`
-//! density 25.4%, and a settable share of aux values that are 0 or 1 (92% by default, half of
-//! each; the rest random field elements). `a`, `b`, `c` are random: the circuit is not
-//! satisfied, which the prover neither checks nor cares about.
+//! The shape follows a real partition (docs/design.md, "What a proof computes"): 328 public
+//! inputs (ONE first), aux variables filling ~97% of the domain, `a_aux` density 99.7%, one input
+//! (ONE) in B, `b_aux` density 25.4%, and a settable share of aux values that are 0 or 1 (92% by
+//! default, half of each; the rest random field elements). `a`, `b`, `c` are random: the circuit
+//! is not satisfied, which the prover neither checks nor cares about.
 //!
 //! ```ignore
 //! let partition = SyntheticPartition::generate(&PartitionShape::porep(20));

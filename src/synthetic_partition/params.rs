@@ -1,5 +1,5 @@
-//! Writes an SRS as a bellperson params file (`Parameters::write`, DESIGN.md §4), so that a
-//! synthetic SRS can be benched through the file loader too.
+//! Writes an SRS as a bellperson params file (`Parameters::write`, docs/design.md, "The params
+//! file"), so that a synthetic SRS can be benched through the file loader too.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};

@@ -39,9 +39,9 @@ mod stream {
     pub const B_G2: u64 = 22;
 }
 
-/// Builds the SRS that fits `partition` (DESIGN.md §4): `h` of `2^K - 1` points, `l` one per
-/// aux variable, `a` every input and the aux variables in A, `b_g1`/`b_g2` the inputs and aux
-/// variables in B, `ic` one per input. Parallel over all cores.
+/// Builds the SRS that fits `partition` (docs/design.md, "The params file"): `h` of `2^K - 1`
+/// points, `l` one per aux variable, `a` every input and the aux variables in A, `b_g1`/`b_g2`
+/// the inputs and aux variables in B, `ic` one per input. Parallel over all cores.
 ///
 /// Not a trusted setup (see the module docs): proofs made with it do not verify. The SRS
 /// depends only on the shape's structure, so one serves every seed of that shape.

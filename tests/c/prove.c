@@ -214,7 +214,7 @@ static int all_verify(const SRS *srs, const groth16_proof *proofs, const Circuit
 }
 
 /* The split API with a caller-owned lock; frees copies of a, b, c as soon as start returns,
- * which the contract allows (DESIGN.md §3). */
+ * which the contract allows (docs/design.md, "The C ABI contract"). */
 static void split_api(const SRS *srs, Circuit *cs, size_t n, const fr_t *r, const fr_t *s) {
     Assignment *asg = calloc(n, sizeof *asg);
     for (size_t i = 0; i < n; i++) {
