@@ -8,6 +8,9 @@
 //! Proofs are not verified: the synthetic SRS is not a trusted setup, so its proofs cannot
 //! verify. What verification would cost is timed once, apart.
 //!
+//! `--timeline-svg FILE` also draws the whole run of every config as an SVG picture
+//! (`timeline_svg.rs`).
+//!
 //! `--pinned-inputs` moves the witnesses' `a, b, c` to memory from `groth16_c2_alloc_pinned`,
 //! as Curio's engine keeps them page-locked: no staging copy. The run ends with where the
 //! process's peak host memory went (SRS, witnesses, what the library reserved for proofs in
@@ -26,9 +29,11 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::common::{fail, median, Flags};
 use crate::process::{pin_inputs, witness_bytes};
+use crate::timeline_svg::Panel;
 
 const USAGE: &str = "bench --proofs 8 [--jobs 2] [--workers 1,2] [--log-n 20] [--gpus N] \
-    [--ones-share 0.92] [--timeline 4] [--g2-tail cpu,gpu] [--pinned-inputs] [--vram-limit 16G]";
+    [--ones-share 0.92] [--timeline 4] [--timeline-svg FILE] [--g2-tail cpu,gpu] \
+    [--pinned-inputs] [--vram-limit 16G]";
 
 /// Proofs when `--proofs` is given without a value.
 const DEFAULT_PROOFS: usize = 8;
@@ -46,6 +51,8 @@ struct Options {
     gpus: usize,
     /// Proofs drawn per worker in the timeline.
     timeline: usize,
+    /// Where to write the SVG picture of every config's run.
+    timeline_svg: Option<String>,
     /// Whether the G2 tail MSM runs on the GPU, one config each.
     g2_tails: Vec<bool>,
     /// The witnesses' a, b, c in page-locked memory from the library's allocator.
@@ -53,10 +60,10 @@ struct Options {
 }
 
 /// One finished proof and who made it.
-struct Record {
-    worker: usize,
-    gpu: usize,
-    t: ProofTimings,
+pub struct Record {
+    pub worker: usize,
+    pub gpu: usize,
+    pub t: ProofTimings,
 }
 
 /// One config's results, a row of the summary.
@@ -124,6 +131,7 @@ pub fn main(mut flags: Flags) {
     groth16_c2::host_memory::reset_peak();
 
     let mut rows = Vec::new();
+    let mut panels = Vec::new();
     let mut sample = None;
     for &g2_on_gpu in &o.g2_tails {
         groth16_c2::settings::set_g2_tail_on_gpu(g2_on_gpu);
@@ -131,10 +139,17 @@ pub fn main(mut flags: Flags) {
             let proof = warm_up(&srs, &witnesses, o.gpus, gw);
             sample.get_or_insert(proof);
             let records = run(&srs, &witnesses, &o, gw);
-            rows.push(report(&records, &o, g2_on_gpu, gw));
+            let row = report(&records, &o, g2_on_gpu, gw);
+            if o.timeline_svg.is_some() {
+                panels.push(panel(&row, &o, records));
+            }
+            rows.push(row);
         }
     }
     print_summary(&rows);
+    if let Some(path) = &o.timeline_svg {
+        write_timeline_svg(path, &o, panels);
+    }
     print_memory(&srs, witness_bytes, o.pinned_inputs);
     if let Some(proof) = sample {
         time_verification(&srs, &proof, &partitions[0]);
@@ -173,6 +188,7 @@ fn options(flags: &mut Flags) -> Options {
             groth16_c2::backend::default_backend().device_count(),
         ),
         timeline: flags.parse("--timeline", 4),
+        timeline_svg: flags.value("--timeline-svg"),
         g2_tails: flags
             .parse("--g2-tail", "gpu".to_string())
             .split(',')
@@ -394,16 +410,16 @@ fn work(shared: &Shared, worker: usize, gpu: usize) -> Vec<Record> {
 // Report
 
 /// A proof's phase boundaries, ns since the Unix epoch.
-struct Phases {
-    start: u64,
+pub struct Phases {
+    pub start: u64,
     /// Prep ends and the lock is requested.
-    requested: u64,
-    acquired: u64,
-    released: u64,
-    end: u64,
+    pub requested: u64,
+    pub acquired: u64,
+    pub released: u64,
+    pub end: u64,
 }
 
-fn phases(t: &ProofTimings) -> Phases {
+pub fn phases(t: &ProofTimings) -> Phases {
     let wait_ns = (t.mutex_wait_ms * 1e6) as u64;
     Phases {
         start: t.start_unix_ns,
@@ -478,8 +494,8 @@ fn report(records: &[Record], o: &Options, g2_on_gpu: bool, gw: usize) -> Row {
     }
 }
 
-/// Merges intervals; returns the time they cover and the largest gap between them.
-fn union_and_gap(mut spans: Vec<(u64, u64)>) -> (u64, u64) {
+/// The intervals merged where they overlap or touch, in order.
+pub fn merged(mut spans: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
     spans.sort_unstable();
     let mut merged: Vec<(u64, u64)> = Vec::new();
     for (a, b) in spans {
@@ -488,6 +504,12 @@ fn union_and_gap(mut spans: Vec<(u64, u64)>) -> (u64, u64) {
             _ => merged.push((a, b)),
         }
     }
+    merged
+}
+
+/// Merges intervals; returns the time they cover and the largest gap between them.
+fn union_and_gap(spans: Vec<(u64, u64)>) -> (u64, u64) {
+    let merged = merged(spans);
     let covered = merged.iter().map(|(a, b)| b - a).sum();
     let gap = merged
         .windows(2)
@@ -576,7 +598,7 @@ fn print_worker_waits(records: &[&Record], workers: usize) {
 }
 
 /// A, B, ... Z, then numbers.
-fn worker_name(w: usize) -> String {
+pub fn worker_name(w: usize) -> String {
     match u8::try_from(w) {
         Ok(w) if w < 26 => char::from(b'A' + w).to_string(),
         _ => w.to_string(),
@@ -691,6 +713,70 @@ fn print_summary(rows: &[Row]) {
             row.gpu_total_ms,
             row.prep_share * 100.0
         );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The picture (`--timeline-svg`)
+
+/// One config's run as a panel of the picture.
+fn panel(row: &Row, o: &Options, records: Vec<Record>) -> Panel {
+    Panel {
+        caption: format!(
+            "{} per GPU, G2 tail on the {}: {} proofs in {:.3} s, {:.2} proofs/s",
+            count(row.gw, "worker"),
+            if row.g2_on_gpu { "GPU" } else { "CPU" },
+            o.proofs,
+            row.s_per_proof * o.proofs as f64,
+            row.proofs_per_s
+        ),
+        gw: row.gw,
+        gpus: o.gpus,
+        records,
+    }
+}
+
+/// Writes the configs whose proofs all have timestamps (the picture needs them) as one SVG.
+fn write_timeline_svg(path: &str, o: &Options, mut panels: Vec<Panel>) {
+    let configs = panels.len();
+    panels.retain(|p| p.records.iter().all(|r| stamped(&r.t)));
+    if panels.len() < configs {
+        println!("timeline picture: left out configs whose proofs lack timestamps");
+    }
+    let title = format!(
+        "groth16-c2 interlock bench: {} proofs of 2^{} constraints, at most {} in flight, {}",
+        o.proofs,
+        o.log_n,
+        o.jobs,
+        count(o.gpus, "GPU")
+    );
+    let svg = crate::timeline_svg::render(&title, &device_words(), &panels);
+    std::fs::write(path, svg).unwrap_or_else(|e| fail(&format!("--timeline-svg {path}: {e}")));
+    println!("timeline picture: {path} (open it in a browser; hover a bar for its times)");
+}
+
+/// "1 GPU", "2 GPUs".
+fn count(n: usize, thing: &str) -> String {
+    format!("{n} {thing}{}", if n == 1 { "" } else { "s" })
+}
+
+/// What the proofs ran on, in words: the GPU as the library's log line names it, or the
+/// CPU backend.
+fn device_words() -> String {
+    let label = groth16_c2::backend::default_backend().device_label(0);
+    let field = |key: &str| {
+        label
+            .split(' ')
+            .find_map(|kv| kv.strip_prefix(key))
+            .map(|v| v.replace('_', " "))
+    };
+    match (field("gpu_name="), field("gpu_arch=")) {
+        (Some(name), Some(arch)) => format!("backend cuda on {name} ({arch})"),
+        _ => format!(
+            "backend {} ({} CPU threads)",
+            groth16_c2::backend_name(),
+            groth16_c2::settings::threads()
+        ),
     }
 }
 

@@ -27,7 +27,13 @@
 //! share and a timeline of the workers (see `interlock.rs`):
 //!
 //! `bench --proofs 8 [--jobs 2] [--workers 1,2] [--log-n 20] [--gpus N] [--ones-share 0.92]
-//! [--timeline 4] [--g2-tail cpu,gpu] [--pinned-inputs]`
+//! [--timeline 4] [--timeline-svg FILE] [--g2-tail cpu,gpu] [--pinned-inputs]`
+//!
+//! `--timeline-svg FILE` writes the picture of the GPU's time (`timeline_svg.rs`): one SVG
+//! with a panel per config (each `--g2-tail` × `--workers` setting, on one time scale), a
+//! lane per worker with each proof's phases (CPU prep, waiting for the lock, holding it, the
+//! CPU tail, idle) and a lane per GPU with its lock holds and busy share. Open it in a
+//! browser; hovering a bar shows its proof and times.
 //!
 //! `--plan` prints the memory plan a proof would take on cards of the given free memory (what
 //! stays on the GPU, what streams from host memory), without a GPU (`plan.rs`):
@@ -47,6 +53,7 @@ mod interlock;
 mod partition;
 mod plan;
 mod process;
+mod timeline_svg;
 
 use std::path::PathBuf;
 
@@ -58,7 +65,8 @@ const USAGE: &str = concat!(
     "       bench --partition ... (see the file's doc comment)\n",
     "       bench --plan [--log-n 24,26,27] [--free 10G,11G,16G,24G,48G,80G]\n",
     "       bench --proofs 8 [--jobs 2] [--workers 1,2] [--log-n 20] [--gpus N] ",
-    "[--ones-share 0.92] [--timeline 4] [--g2-tail cpu,gpu] [--pinned-inputs]"
+    "[--ones-share 0.92] [--timeline 4] [--timeline-svg FILE] [--g2-tail cpu,gpu] ",
+    "[--pinned-inputs]"
 );
 
 fn main() {
