@@ -14,81 +14,45 @@ use std::path::{Path, PathBuf};
 
 /// The layers, lowest first: each module with its layer and what it is. A module may name
 /// modules of its layer and of lower layers (comments, doc links and strings do not count).
+#[rustfmt::skip]
 const LAYERS: &[(&str, usize, &str)] = &[
-    ("error", 0, "the error type and the C ABI's error codes"),
-    (
-        "curve",
-        0,
-        "conversions between blstrs and blst point types",
-    ),
-    ("fault", 0, "test-only fault injection"),
-    (
-        "host_hooks",
-        0,
-        "the host's optional C hooks (memory-bandwidth throttle)",
-    ),
-    ("host_memory", 0, "the host memory budget"),
-    ("large_buf", 0, "large zeroed buffers"),
-    ("settings", 0, "process-wide settings"),
-    (
-        "telemetry",
-        0,
-        "stage timings, counters and the timings callback",
-    ),
-    (
-        "assignment",
-        1,
-        "a circuit's witness: the host's Assignment and its checked view",
-    ),
-    (
-        "page_locked",
-        1,
-        "the registry of page-locked host allocations",
-    ),
-    ("proof", 1, "the proof"),
-    ("split", 1, "a witness split into its 0/1 parts and tails"),
-    ("witness", 1, "the witness recorder for bellpepper circuits"),
-    (
-        "srs",
-        2,
-        "the SRS: its data, the params-file parser, the cache",
-    ),
-    ("verify", 2, "proof verification"),
-    (
-        "backend",
-        3,
-        "the Backend trait and the choice of the process's backend",
-    ),
-    ("backend::cpu", 3, "the CPU backend"),
-    ("backend::cuda", 3, "the CUDA backend"),
-    (
-        "backend::kernel_sizes",
-        3,
-        "the CUDA kernels' workspace sizes",
-    ),
-    ("backend::memory_plan", 3, "device memory plans"),
-    (
-        "backend::streaming",
-        3,
-        "streaming the SRS through device memory",
-    ),
-    (
-        "pinned",
-        3,
-        "page-locked host memory for hosts, through the backend",
-    ),
-    ("load", 4, "loading an SRS with the backend's decoder"),
-    ("lock", 4, "the GPU lock"),
-    ("prover", 4, "the prover: checks, pipeline, epilogue"),
-    ("synthetic", 5, "benchmark circuits"),
-    ("synthetic_partition", 5, "benchmark partitions"),
-    ("crate", 5, "the crate root: the Rust API's front"),
-    ("ffi", 6, "the C ABI, over the Rust API"),
-    (
-        "supraseal",
-        6,
-        "supraseal-c2's Rust API for the compat crates",
-    ),
+    // 0: leaves that name no other module but `error`.
+    ("error",                 0, "the error type and the C ABI's error codes"),
+    ("curve",                 0, "conversions between blstrs and blst types"),
+    ("fault",                 0, "test-only fault injection"),
+    ("host_hooks",            0, "the host's optional C hooks (memory-bandwidth throttle)"),
+    ("host_memory",           0, "the host memory budget"),
+    ("large_buf",             0, "large zeroed buffers"),
+    ("settings",              0, "process-wide settings and the prover's thread pool"),
+    ("telemetry",             0, "stage timings, counters, the timings callback"),
+    // 1: the data a proof is made of.
+    ("assignment",            1, "a circuit's witness: the host's Assignment, its checked view"),
+    ("page_locked",           1, "host allocations, page-locked by a backend passed in"),
+    ("proof",                 1, "the proof"),
+    ("split",                 1, "a witness split into its 0/1 parts and tails"),
+    ("witness",               1, "the witness recorder for bellpepper circuits"),
+    // 2: the SRS and what needs only the SRS.
+    ("srs",                   2, "the SRS: its data, the params-file parser, the cache"),
+    ("verify",                2, "proof verification"),
+    // 3: the backends and the page-locked memory they own.
+    ("backend",               3, "the Backend trait, the process's backend"),
+    ("backend::cpu",          3, "the CPU backend"),
+    ("backend::cuda",         3, "the CUDA backend"),
+    ("backend::kernel_sizes", 3, "the CUDA kernels' workspace sizes"),
+    ("backend::memory_plan",  3, "device memory plans"),
+    ("backend::streaming",    3, "streaming the SRS through device memory"),
+    ("pinned",                3, "page-locked host memory for hosts, from the backend"),
+    // 4: the prover, over the backends.
+    ("lock",                  4, "the GPU lock"),
+    ("prover",                4, "the prover: checks, pipeline, epilogue"),
+    ("srs_load",              4, "Srs::new, load, load_profiled: the parser, the backend's decoder"),
+    // 5: the Rust API and what is built on it.
+    ("crate",                 5, "the crate root: the Rust API's front"),
+    ("synthetic",             5, "benchmark circuits"),
+    ("synthetic_partition",   5, "benchmark partitions"),
+    // 6: the C ABI, over the Rust API.
+    ("ffi",                   6, "the C ABI"),
+    ("supraseal",             6, "supraseal-c2's Rust API for the compat crates"),
 ];
 
 /// Nodes whose cycles among themselves are allowed (the backend's parts).
