@@ -21,6 +21,7 @@ pub mod lock;
 pub mod pinned;
 pub mod prover;
 pub mod settings;
+pub mod split;
 pub mod srs;
 /// cbindgen:ignore
 pub mod supraseal;

@@ -33,7 +33,7 @@ use groth16_c2::backend::cpu::CpuBackend;
 use groth16_c2::backend::cuda::kernels::MsmStrategy;
 use groth16_c2::backend::cuda::msm;
 use groth16_c2::backend::Backend;
-use groth16_c2::prover::split::OnesBitmap;
+use groth16_c2::split::OnesBitmap;
 use group::prime::{PrimeCurve, PrimeCurveAffine};
 use group::{Curve, Group};
 use rand::{Rng, SeedableRng};

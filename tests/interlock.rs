@@ -20,7 +20,7 @@ use common::*;
 use ff::Field;
 use groth16_c2::backend::cpu::CpuBackend;
 use groth16_c2::backend::{Backend, CircuitPrep, DeviceResults};
-use groth16_c2::prover::split::{CircuitSplit, OnesBitmap};
+use groth16_c2::split::{CircuitSplit, OnesBitmap};
 use groth16_c2::synthetic::PorepShapedCircuit;
 use groth16_c2::witness::RecordedWitness;
 use groth16_c2::{Error, GpuLock, Proof, ProofTimings, ProveOptions, Srs, Witness};

@@ -21,7 +21,7 @@ use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
 use common::*;
 use groth16_c2::backend::cpu::CpuBackend;
 use groth16_c2::backend::{Backend, CircuitPrep, DeviceResults};
-use groth16_c2::prover::split::{CircuitSplit, OnesBitmap};
+use groth16_c2::split::{CircuitSplit, OnesBitmap};
 use groth16_c2::synthetic::PorepShapedCircuit;
 use groth16_c2::witness::RecordedWitness;
 use groth16_c2::{host_memory, settings};
@@ -546,7 +546,7 @@ mod gpu {
     fn gpu_pinned_inputs_skip_staging_and_prove_the_same() {
         use groth16_c2::backend::cuda::runtime::PinnedRegion;
         use groth16_c2::pinned::is_page_locked;
-        use groth16_c2::prover::split::split_circuit;
+        use groth16_c2::split::split_circuit;
         let _serial = serial();
         if !gpu_or_skip("gpu_pinned_inputs_skip_staging_and_prove_the_same") {
             return;

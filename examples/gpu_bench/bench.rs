@@ -369,7 +369,7 @@ const ONES_SHARE: f64 = 0.46;
 /// the bits set, data on the device, GPU time by CUDA events; checked against the CPU's sum up
 /// to 2^22 points, and against the first run above.
 fn batch_section(sizes: &[u32], runs: usize, cpu: bool) {
-    use groth16_c2::prover::split::OnesBitmap;
+    use groth16_c2::split::OnesBitmap;
     let Some(&largest) = sizes.iter().max() else {
         return;
     };

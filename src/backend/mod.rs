@@ -23,7 +23,7 @@ use std::time::Instant;
 
 use crate::assignment::Witness;
 use crate::error::Result;
-use crate::prover::split::{CircuitSplit, OnesBitmap};
+use crate::split::{CircuitSplit, OnesBitmap};
 use crate::srs::Srs;
 use crate::telemetry::{ms, ProofTimings};
 

@@ -9,7 +9,6 @@
 
 mod epilogue;
 mod pipeline;
-pub mod split;
 
 use std::sync::mpsc;
 use std::time::{Instant, SystemTime};

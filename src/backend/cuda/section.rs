@@ -20,7 +20,7 @@ use super::staging::Staged;
 use crate::assignment::Witness;
 use crate::backend::DeviceResults;
 use crate::error::Result;
-use crate::prover::split::{CircuitSplit, QuerySplit};
+use crate::split::{CircuitSplit, QuerySplit};
 use crate::srs::Srs;
 use crate::telemetry::ProofTimings;
 

@@ -16,7 +16,7 @@ use rayon::prelude::*;
 use super::runtime::HostBuffer;
 use crate::assignment::Witness;
 use crate::error::Result;
-use crate::prover::split::CircuitSplit;
+use crate::split::CircuitSplit;
 
 /// Buffers not in use, kept for the next proofs (as many as proofs were staged at once).
 static FREE: Mutex<Vec<HostBuffer>> = Mutex::new(Vec::new());
