@@ -19,6 +19,7 @@ pub mod host_memory;
 pub mod large_buf;
 pub mod lock;
 pub mod pinned;
+pub mod proof;
 pub mod prover;
 pub mod settings;
 pub mod split;
@@ -40,7 +41,8 @@ use std::ffi::CStr;
 pub use assignment::{Assignment, Density, Witness};
 pub use error::{Error, Result};
 pub use lock::GpuLock;
-pub use prover::{prove, start, PendingProofs, Proof, ProveOptions};
+pub use proof::Proof;
+pub use prover::{prove, start, PendingProofs, ProveOptions};
 pub use srs::{LoadOptions, Srs, VerifyingKey};
 pub use telemetry::ProofTimings;
 

@@ -10,7 +10,8 @@ use super::pending;
 use super::{arg, arg_mut, arg_slice, CError, SrsHandle};
 use crate::assignment::{Assignment, Witness};
 use crate::error::{Error, Result};
-use crate::prover::{self, PendingProofs, Proof, ProveOptions};
+use crate::proof::Proof;
+use crate::prover::{self, PendingProofs, ProveOptions};
 use crate::srs::SrsData;
 use crate::telemetry::ProofTimings;
 
