@@ -46,7 +46,7 @@ unsafe fn request<'a>(
         .iter()
         .enumerate()
         .map(|(i, a)| {
-            a.check_sizes(srs, i)?;
+            a.check_sizes(&srs.query_counts(), i)?;
             a.view(i)
         })
         .collect::<Result<Vec<_>>>()?;

@@ -351,7 +351,7 @@ fn check_request(srs: &Srs, witnesses: &[Witness], r_s: &[Scalar], s_s: &[Scalar
         ));
     }
     for (i, w) in witnesses.iter().enumerate() {
-        w.check_against(srs, i)?;
+        w.check_against(&srs.query_counts(), i)?;
     }
     Ok(())
 }

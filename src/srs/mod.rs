@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use blstrs::{G1Affine, G2Affine};
 
+use crate::assignment::QueryCounts;
 use crate::error::{Error, Result};
 pub use layout::{Layout, Section, G1_BYTES, G2_BYTES, VK_FIXED_BYTES};
 pub use read::{ChunkDecoder, LoadProfile};
@@ -53,6 +54,19 @@ pub struct SrsData {
     /// File size and load time, for throughput reports.
     pub file_bytes: usize,
     pub load_time: Duration,
+}
+
+impl SrsData {
+    /// The point counts a witness is checked against.
+    pub fn query_counts(&self) -> QueryCounts {
+        QueryCounts {
+            ic: self.vk.ic.len(),
+            h: self.h.len(),
+            l: self.l.len(),
+            a: self.a.len(),
+            b: self.b_g1.len(),
+        }
+    }
 }
 
 /// Opaque keep-alive values tied to one SRS's lifetime.
