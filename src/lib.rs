@@ -24,6 +24,7 @@ pub mod prover;
 pub mod settings;
 pub mod split;
 pub mod srs;
+mod srs_load;
 /// cbindgen:ignore
 pub mod supraseal;
 #[cfg(feature = "bellpepper")]
