@@ -18,6 +18,7 @@ pub mod host_hooks;
 pub mod host_memory;
 pub mod large_buf;
 pub mod lock;
+mod page_locked;
 pub mod pinned;
 pub mod proof;
 pub mod prover;

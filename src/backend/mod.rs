@@ -23,6 +23,7 @@ use std::time::Instant;
 
 use crate::assignment::Witness;
 use crate::error::Result;
+use crate::page_locked::PageLocker;
 use crate::split::{CircuitSplit, OnesBitmap};
 use crate::srs::Srs;
 use crate::telemetry::{ms, ProofTimings};
@@ -297,6 +298,16 @@ pub(crate) fn srs_chunk_decoder(
         )));
     }
     let _ = (chunk_bytes, threads);
+    None
+}
+
+/// The page-locking of host memory for [`crate::pinned`]: the GPU's when proofs run on CUDA,
+/// else none (hosts get ordinary memory).
+pub(crate) fn page_locker() -> Option<&'static dyn PageLocker> {
+    #[cfg(groth16_c2_cuda)]
+    if default_backend().name() == "cuda" {
+        return Some(&cuda::staging::CudaPageLocker);
+    }
     None
 }
 
