@@ -147,7 +147,7 @@ impl Assignment {
     /// Checks the variable counts against the SRS from the size fields alone, before any host
     /// memory is read: a count that disagrees with the SRS is reported, not read past the
     /// host's buffers (the density bits are read to check their popcounts).
-    pub fn check_sizes(&self, srs: &QueryCounts, index: usize) -> Result<()> {
+    pub(crate) fn check_sizes(&self, srs: &QueryCounts, index: usize) -> Result<()> {
         let (inp, aux) = (self.inp_assignment_size, self.aux_assignment_size);
         if srs.ic != inp {
             return Err(Error::circuit(index, format!(
@@ -254,7 +254,7 @@ impl Witness<'_> {
     }
 
     /// Checks that this witness fits the SRS (DESIGN.md §4) and is internally consistent.
-    pub fn check_against(&self, srs: &QueryCounts, index: usize) -> Result<()> {
+    pub(crate) fn check_against(&self, srs: &QueryCounts, index: usize) -> Result<()> {
         let fail = |reason: String| Err(Error::circuit(index, reason));
         let (inp, aux) = (self.inputs.len(), self.aux.len());
         if self.a.is_empty() {

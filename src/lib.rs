@@ -4,29 +4,51 @@
 //! The Rust API ([`Srs`], [`prove`], [`start`] / [`PendingProofs::finalize`], [`GpuLock`]) does
 //! the work; [`ffi`] is a thin C layer over it. Without a GPU backend everything runs on the CPU
 //! ([`backend_name`] says which).
+//!
+//! # Layers
+//!
+//! The modules form layers; each names only modules of its own layer or of the layers below,
+//! and none depend on each other in a cycle (`tests/layering.rs` checks both, with this table):
+//!
+//! 0. leaves: `error`, `curve`, `fault`, `host_hooks`, [`host_memory`], `large_buf`,
+//!    [`settings`], [`telemetry`];
+//! 1. the data of a proof: `assignment` (the witness), `split` (its 0/1 split), `proof`,
+//!    `witness` (the bellpepper recorder), `page_locked` (host allocations);
+//! 2. [`srs`] and [`verify`];
+//! 3. the backends ([`backend`]: the CPU's, the CUDA's) and [`pinned`], the page-locked memory
+//!    they give hosts;
+//! 4. the prover (`prover`, `lock`) and the SRS loader over the backends (`srs_load`);
+//! 5. this crate root (the Rust API), `synthetic` and `synthetic_partition` (benchmark
+//!    inputs), `testing`;
+//! 6. [`ffi`] (the C ABI) and `supraseal` (the compat crates' Rust API).
+//!
+//! Modules without a link are internal (`witness`, `synthetic` and `synthetic_partition`: public
+//! with the feature `bellpepper`). `testing` (hidden from these docs) lends the crate's
+//! own tests, examples and benchmarks the internals they check one by one; it is not part of
+//! the API.
 
-pub mod assignment;
+mod assignment;
 pub mod backend;
-pub mod curve;
-pub mod error;
+mod curve;
+mod error;
 /// cbindgen:ignore
-#[doc(hidden)] // test-only fault injection: not part of the API
-pub mod fault;
+mod fault;
 pub mod ffi;
 /// cbindgen:ignore
-pub mod host_hooks;
+mod host_hooks;
 pub mod host_memory;
-pub mod large_buf;
-pub mod lock;
+mod large_buf;
+mod lock;
 mod page_locked;
 pub mod pinned;
-pub mod proof;
-pub mod prover;
+mod proof;
+mod prover;
 pub mod settings;
-pub mod split;
+mod split;
 pub mod srs;
 mod srs_load;
 /// cbindgen:ignore
+#[doc(hidden)] // the compat crates' shared body: not part of the API
 pub mod supraseal;
 #[cfg(feature = "bellpepper")]
 pub mod synthetic;
@@ -34,6 +56,9 @@ pub mod synthetic;
 /// cbindgen:ignore
 pub mod synthetic_partition;
 pub mod telemetry;
+/// cbindgen:ignore
+#[doc(hidden)] // internals for the crate's own tests and examples: not part of the API
+pub mod testing;
 pub mod verify;
 #[cfg(feature = "bellpepper")]
 pub mod witness;

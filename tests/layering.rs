@@ -50,6 +50,7 @@ const LAYERS: &[(&str, usize, &str)] = &[
     ("crate",                 5, "the crate root: the Rust API's front"),
     ("synthetic",             5, "benchmark circuits"),
     ("synthetic_partition",   5, "benchmark partitions"),
+    ("testing",               5, "internals for the crate's own tests and examples"),
     // 6: the C ABI, over the Rust API.
     ("ffi",                   6, "the C ABI"),
     ("supraseal",             6, "supraseal-c2's Rust API for the compat crates"),

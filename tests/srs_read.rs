@@ -13,8 +13,8 @@ use std::path::Path;
 
 use blst::{blst_bendian_from_fp, blst_fp, blst_fp_from_uint64, blst_fp_sqr, blst_fp_sqrt};
 use blstrs::{G1Affine, G2Affine};
-use groth16_c2::error::Error;
 use groth16_c2::srs::{LoadOptions, Srs};
+use groth16_c2::Error;
 
 const NO_SUBGROUP: LoadOptions = LoadOptions {
     subgroup_check: false,

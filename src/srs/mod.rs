@@ -14,8 +14,9 @@ use blstrs::{G1Affine, G2Affine};
 
 use crate::assignment::QueryCounts;
 use crate::error::{Error, Result};
-pub use layout::{Layout, Section, G1_BYTES, G2_BYTES, VK_FIXED_BYTES};
-pub use read::{ChunkDecoder, ChunkDecoders, LoadProfile};
+pub(crate) use layout::{G1_BYTES, G2_BYTES};
+pub use read::LoadProfile;
+pub(crate) use read::{ChunkDecoder, ChunkDecoders};
 
 pub(crate) use cache::load_shared;
 pub use cache::{cached_paths, evict};
@@ -59,7 +60,7 @@ pub struct SrsData {
 
 impl SrsData {
     /// The point counts a witness is checked against.
-    pub fn query_counts(&self) -> QueryCounts {
+    pub(crate) fn query_counts(&self) -> QueryCounts {
         QueryCounts {
             ic: self.vk.ic.len(),
             h: self.h.len(),
