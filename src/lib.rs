@@ -18,14 +18,14 @@
 //! 3. the backends ([`backend`]: the CPU's, the CUDA's) and [`pinned`], the page-locked memory
 //!    they give hosts;
 //! 4. the prover (`prover`, `lock`) and the SRS loader over the backends (`srs_load`);
-//! 5. this crate root (the Rust API), `synthetic` and `synthetic_partition` (benchmark
-//!    inputs), `testing`;
-//! 6. [`ffi`] (the C ABI) and `supraseal` (the compat crates' Rust API).
+//! 5. this crate root (the Rust API);
+//! 6. [`ffi`] (the C ABI), `supraseal` (the compat crates' Rust API) and `testing`.
 //!
-//! Modules without a link are internal (`witness`, `synthetic` and `synthetic_partition`: public
-//! with the feature `bellpepper`). `testing` (hidden from these docs) lends the crate's
-//! own tests, examples and benchmarks the internals they check one by one; it is not part of
-//! the API.
+//! Modules without a link are internal (`witness`: public with the feature `bellpepper`;
+//! `supraseal`: public for the compat crates, hidden from these docs). `testing`, hidden too,
+//! lends the crate's own tests, examples and benchmarks the internals they check one by one; it
+//! is not part of the API. Benchmark inputs (synthetic circuits and partitions) and the helpers
+//! the tests and examples share are in the dev-only crate `crates/bench-support`.
 
 mod assignment;
 pub mod backend;
@@ -50,11 +50,6 @@ mod srs_load;
 /// cbindgen:ignore
 #[doc(hidden)] // the compat crates' shared body: not part of the API
 pub mod supraseal;
-#[cfg(feature = "bellpepper")]
-pub mod synthetic;
-#[cfg(feature = "bellpepper")]
-/// cbindgen:ignore
-pub mod synthetic_partition;
 pub mod telemetry;
 /// cbindgen:ignore
 #[doc(hidden)] // internals for the crate's own tests and examples: not part of the API

@@ -17,9 +17,9 @@ mod gpu_support;
 
 use std::io::Write;
 
+use bench_support::synthetic::PorepShapedCircuit;
 use blstrs::Scalar;
 use common::*;
-use groth16_c2::synthetic::PorepShapedCircuit;
 use groth16_c2::testing::fault::{self, Site};
 use groth16_c2::witness::RecordedWitness;
 use groth16_c2::{ffi, host_memory, Assignment, GpuLock, Proof};

@@ -19,8 +19,6 @@
 #![cfg(all(groth16_c2_cuda, feature = "bellpepper"))]
 
 mod common;
-#[path = "../examples/common/mod.rs"]
-mod example_common;
 mod gpu_support;
 
 use std::path::PathBuf;
@@ -28,6 +26,8 @@ use std::sync::{Mutex, MutexGuard};
 
 use bellpepper_core::Circuit;
 use bellperson::groth16::{create_proof, Parameters};
+use bench_support::common as example_common;
+use bench_support::synthetic::PorepShapedCircuit;
 use blstrs::{Bls12, Scalar};
 use common::{
     params_file, proof_bytes, random_scalars, record, rng, to_bellperson, ManyInputs, MimcChain,
@@ -38,7 +38,6 @@ use gpu_support::*;
 use groth16_c2::backend::Backend;
 use groth16_c2::backend::CpuBackend;
 use groth16_c2::backend::CudaBackend;
-use groth16_c2::synthetic::PorepShapedCircuit;
 use groth16_c2::testing::cuda::device::circuits_proved;
 use groth16_c2::testing::cuda::runtime::{device_count, DeviceBuffer};
 use groth16_c2::witness::RecordedWitness;
@@ -744,7 +743,7 @@ fn streamed_proofs_two_workers() {
 /// gives (the synthetic SRS is no real setup: the proofs are compared, not verified).
 #[test]
 fn streamed_2_24_under_4_gib() {
-    use groth16_c2::synthetic_partition::{synthetic_srs, PartitionShape, SyntheticPartition};
+    use bench_support::synthetic_partition::{synthetic_srs, PartitionShape, SyntheticPartition};
     if !gpu_or_skip("streamed_2_24_under_4_gib") {
         return;
     }
@@ -793,7 +792,7 @@ fn streamed_2_24_under_4_gib() {
 /// (the synthetic SRS is no real setup: the proofs are compared, not verified).
 #[test]
 fn window_post_shape_keeps_its_g2_tail_on_the_gpu() {
-    use groth16_c2::synthetic_partition::{synthetic_srs, PartitionShape, SyntheticPartition};
+    use bench_support::synthetic_partition::{synthetic_srs, PartitionShape, SyntheticPartition};
     if !runs_here("window_post_shape_keeps_its_g2_tail_on_the_gpu", 16) {
         return;
     }

@@ -14,13 +14,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Barrier, Mutex, MutexGuard};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use bench_support::synthetic::PorepShapedCircuit;
 use blst::blst_scalar;
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
 use common::*;
 use ff::Field;
 use groth16_c2::backend::CpuBackend;
 use groth16_c2::backend::{Backend, CircuitPrep, DeviceResults};
-use groth16_c2::synthetic::PorepShapedCircuit;
 use groth16_c2::testing::split::{CircuitSplit, OnesBitmap};
 use groth16_c2::witness::RecordedWitness;
 use groth16_c2::{Error, GpuLock, Proof, ProofTimings, ProveOptions, Srs, Witness};

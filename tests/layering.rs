@@ -48,12 +48,10 @@ const LAYERS: &[(&str, usize, &str)] = &[
     ("srs_load",              4, "Srs::new, load, load_profiled: the parser, the backend's decoder"),
     // 5: the Rust API and what is built on it.
     ("crate",                 5, "the crate root: the Rust API's front"),
-    ("synthetic",             5, "benchmark circuits"),
-    ("synthetic_partition",   5, "benchmark partitions"),
-    ("testing",               5, "internals for the crate's own tests and examples"),
-    // 6: the C ABI, over the Rust API.
+    // 6: the C ABI over the Rust API, and what is built on either.
     ("ffi",                   6, "the C ABI"),
     ("supraseal",             6, "supraseal-c2's Rust API for the compat crates"),
+    ("testing",               6, "internals for the crate's own tests and examples"),
 ];
 
 /// Nodes whose cycles among themselves are allowed (the backend's parts).

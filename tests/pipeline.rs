@@ -18,10 +18,10 @@ use std::sync::{Mutex, MutexGuard};
 use blst::blst_scalar;
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
 
+use bench_support::synthetic::PorepShapedCircuit;
 use common::*;
 use groth16_c2::backend::CpuBackend;
 use groth16_c2::backend::{Backend, CircuitPrep, DeviceResults};
-use groth16_c2::synthetic::PorepShapedCircuit;
 use groth16_c2::testing::split::{CircuitSplit, OnesBitmap};
 use groth16_c2::witness::RecordedWitness;
 use groth16_c2::{host_memory, settings};

@@ -3,11 +3,8 @@
 //! points spread over many parallel chunks (every one decoded, the first bad one in file order
 //! reported), and the optional subgroup check.
 
-// Only the synthetic writer: this test needs no circuits (nor the `bellpepper` feature).
-#[path = "common/synthetic_params.rs"]
-#[allow(dead_code)]
-mod synthetic_params;
-use synthetic_params::*;
+// Only the synthetic writer: this test needs no circuits.
+use bench_support::synthetic_params::*;
 
 use std::path::Path;
 

@@ -14,7 +14,6 @@ use blstrs::{G1Affine, G2Affine};
 
 use crate::assignment::QueryCounts;
 use crate::error::{Error, Result};
-pub(crate) use layout::{G1_BYTES, G2_BYTES};
 pub use read::LoadProfile;
 pub(crate) use read::{ChunkDecoder, ChunkDecoders};
 
