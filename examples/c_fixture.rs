@@ -24,15 +24,13 @@
 //!   u8  expected_proof[384]                    bellperson's create_proof(circuit, params, r, s)
 //! ```
 
-mod common;
-
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 
+use bench_support::common::*;
+use bench_support::synthetic::PorepShapedCircuit;
 use blstrs::{Bls12, Scalar};
-use common::*;
 use ff::Field;
-use groth16_c2::synthetic::PorepShapedCircuit;
 use groth16_c2::witness::{DensityBits, WitnessRecorder};
 use groth16_c2::Proof;
 use rand::SeedableRng;

@@ -13,7 +13,7 @@ fn main() {
     use std::io::Read;
     use std::time::Duration;
 
-    use groth16_c2::backend::cuda::runtime::{memory_info, set_device, DeviceBuffer};
+    use groth16_c2::testing::cuda::runtime::{memory_info, set_device, DeviceBuffer};
 
     let args: Vec<String> = std::env::args().collect();
     let value = |name: &str| {

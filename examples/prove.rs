@@ -7,15 +7,13 @@
 //! DIR. `--require-gpu` fails unless the proofs run on the CUDA backend (scripts/prove-gpu.sh
 //! passes it).
 
-mod common;
-
 use std::path::PathBuf;
 use std::time::Instant;
 
+use bench_support::common::*;
+use bench_support::synthetic::PorepShapedCircuit;
 use blstrs::Scalar;
-use common::*;
 use ff::Field;
-use groth16_c2::synthetic::PorepShapedCircuit;
 use groth16_c2::witness::WitnessRecorder;
 
 const USAGE: &str = "prove [--log-n K] [--batch B] [--params-dir DIR] [--require-gpu]";

@@ -16,18 +16,16 @@
 //! and cached in DIR; the proofs verify against them (the check runs inside each call).
 //! `--generate-only` writes the params and stops.
 
-mod common;
-
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
+use bench_support::common::*;
+use bench_support::synthetic::PorepShapedCircuit;
 use blstrs::Scalar;
-use common::*;
 use ff::Field;
 use groth16_c2::ffi;
-use groth16_c2::synthetic::PorepShapedCircuit;
 use groth16_c2::witness::{RecordedWitness, WitnessRecorder};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;

@@ -4,7 +4,17 @@
 use blstrs::Scalar;
 
 use crate::error::{Error, Result};
-use crate::srs::SrsData;
+
+/// The point counts of an SRS that a witness must match: its verifying key's `ic` and its
+/// `h`, `l`, `a` and `b` queries (`b_g1` and `b_g2` have one count).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QueryCounts {
+    pub ic: usize,
+    pub h: usize,
+    pub l: usize,
+    pub a: usize,
+    pub b: usize,
+}
 
 /// A host's circuit witness, laid out exactly as supraseal-c2 0.1.2's `Assignment<Scalar>`
 /// (17 machine words). Densities are LSB-first u64 words, as `bitvec`'s raw slice gives them.
@@ -137,20 +147,20 @@ impl Assignment {
     /// Checks the variable counts against the SRS from the size fields alone, before any host
     /// memory is read: a count that disagrees with the SRS is reported, not read past the
     /// host's buffers (the density bits are read to check their popcounts).
-    pub fn check_sizes(&self, srs: &SrsData, index: usize) -> Result<()> {
+    pub(crate) fn check_sizes(&self, srs: &QueryCounts, index: usize) -> Result<()> {
         let (inp, aux) = (self.inp_assignment_size, self.aux_assignment_size);
-        if srs.vk.ic.len() != inp {
+        if srs.ic != inp {
             return Err(Error::circuit(index, format!(
                 "inp_assignment_size is {inp} but the SRS verifying key has {} public inputs (ic points)",
-                srs.vk.ic.len()
+                srs.ic
             )));
         }
-        if srs.l.len() != aux {
+        if srs.l != aux {
             return Err(Error::circuit(
                 index,
                 format!(
                     "aux_assignment_size is {aux} but the SRS's l query has {} points",
-                    srs.l.len()
+                    srs.l
                 ),
             ));
         }
@@ -245,7 +255,7 @@ impl Witness<'_> {
 
     /// Checks that this witness fits the SRS (docs/design.md, "The params file") and is
     /// internally consistent.
-    pub fn check_against(&self, srs: &SrsData, index: usize) -> Result<()> {
+    pub(crate) fn check_against(&self, srs: &QueryCounts, index: usize) -> Result<()> {
         let fail = |reason: String| Err(Error::circuit(index, reason));
         let (inp, aux) = (self.inputs.len(), self.aux.len());
         if self.a.is_empty() {
@@ -268,42 +278,42 @@ impl Witness<'_> {
                 self.b_inp_density.bit_len
             ));
         }
-        if srs.vk.ic.len() != inp {
+        if srs.ic != inp {
             return fail(format!(
                 "inp_assignment_size is {inp} but the SRS verifying key has {} public inputs (ic points)",
-                srs.vk.ic.len()
+                srs.ic
             ));
         }
-        if srs.l.len() != aux {
+        if srs.l != aux {
             return fail(format!(
                 "aux_assignment_size is {aux} but the SRS's l query has {} points",
-                srs.l.len()
+                srs.l
             ));
         }
         let a_needed = inp + self.a_aux_density.popcount;
-        if srs.a.len() != a_needed {
+        if srs.a != a_needed {
             return fail(format!(
                 "inputs ({inp}) + a_aux_popcount ({}) = {a_needed}, but the SRS's a query has {} points",
                 self.a_aux_density.popcount,
-                srs.a.len()
+                srs.a
             ));
         }
         let b_needed = self.b_inp_density.popcount + self.b_aux_density.popcount;
-        if srs.b_g1.len() != b_needed {
+        if srs.b != b_needed {
             return fail(format!(
                 "b_inp_popcount ({}) + b_aux_popcount ({}) = {b_needed}, but the SRS's b_g1/b_g2 queries have {} points",
                 self.b_inp_density.popcount,
                 self.b_aux_density.popcount,
-                srs.b_g1.len()
+                srs.b
             ));
         }
         let domain = self.domain_size();
-        if srs.h.len() + 1 != domain {
+        if srs.h + 1 != domain {
             return fail(format!(
                 "abc_size {} needs a domain of {domain}, so an h query of {} points, but the SRS has {}",
                 self.a.len(),
                 domain - 1,
-                srs.h.len()
+                srs.h
             ));
         }
         Ok(())

@@ -4,32 +4,56 @@
 //! The Rust API ([`Srs`], [`prove`], [`start`] / [`PendingProofs::finalize`], [`GpuLock`]) does
 //! the work; [`ffi`] is a thin C layer over it. Without a GPU backend everything runs on the CPU
 //! ([`backend_name`] says which).
+//!
+//! # Layers
+//!
+//! The modules form layers; each names only modules of its own layer or of the layers below,
+//! and none depend on each other in a cycle (`tests/layering.rs` checks both, with this table):
+//!
+//! 0. leaves: `error`, `curve`, `fault`, `host_hooks`, [`host_memory`], `large_buf`,
+//!    [`settings`], [`telemetry`];
+//! 1. the data of a proof: `assignment` (the witness), `split` (its 0/1 split), `proof`,
+//!    `witness` (the bellpepper recorder), `page_locked` (host allocations);
+//! 2. [`srs`] and [`verify`];
+//! 3. the backends ([`backend`]: the CPU's, the CUDA's) and [`pinned`], the page-locked memory
+//!    they give hosts;
+//! 4. the prover (`prover`, `lock`) and the SRS loader over the backends (`srs_load`);
+//! 5. this crate root (the Rust API);
+//! 6. [`ffi`] (the C ABI), `supraseal` (the compat crates' Rust API) and `testing`.
+//!
+//! Modules without a link are internal (`witness`: public with the feature `bellpepper`;
+//! `supraseal`: public for the compat crates, hidden from these docs). `testing`, hidden too,
+//! lends the crate's own tests, examples and benchmarks the internals they check one by one; it
+//! is not part of the API. Benchmark inputs (synthetic circuits and partitions) and the helpers
+//! the tests and examples share are in the dev-only crate `crates/bench-support`.
 
-pub mod assignment;
+mod assignment;
 pub mod backend;
-pub mod curve;
-pub mod error;
+mod curve;
+mod error;
 /// cbindgen:ignore
-#[doc(hidden)] // test-only fault injection: not part of the API
-pub mod fault;
+mod fault;
 pub mod ffi;
 /// cbindgen:ignore
-pub mod host_hooks;
+mod host_hooks;
 pub mod host_memory;
-pub mod large_buf;
-pub mod lock;
+mod large_buf;
+mod lock;
+mod page_locked;
 pub mod pinned;
-pub mod prover;
+mod proof;
+mod prover;
 pub mod settings;
+mod split;
 pub mod srs;
+mod srs_load;
 /// cbindgen:ignore
+#[doc(hidden)] // the compat crates' shared body: not part of the API
 pub mod supraseal;
-#[cfg(feature = "bellpepper")]
-pub mod synthetic;
-#[cfg(feature = "bellpepper")]
-/// cbindgen:ignore
-pub mod synthetic_partition;
 pub mod telemetry;
+/// cbindgen:ignore
+#[doc(hidden)] // internals for the crate's own tests and examples: not part of the API
+pub mod testing;
 pub mod verify;
 #[cfg(feature = "bellpepper")]
 pub mod witness;
@@ -39,7 +63,8 @@ use std::ffi::CStr;
 pub use assignment::{Assignment, Density, Witness};
 pub use error::{Error, Result};
 pub use lock::GpuLock;
-pub use prover::{prove, start, PendingProofs, Proof, ProveOptions};
+pub use proof::Proof;
+pub use prover::{prove, start, PendingProofs, ProveOptions};
 pub use srs::{LoadOptions, Srs, VerifyingKey};
 pub use telemetry::ProofTimings;
 

@@ -6,7 +6,7 @@ use group::{Curve, Group};
 use pairing::{MillerLoopResult, MultiMillerLoop};
 
 use crate::error::{Error, Result};
-use crate::prover::Proof;
+use crate::proof::Proof;
 use crate::srs::VerifyingKey;
 
 /// Whether `proof` is valid for `public_inputs` (without the constant ONE, as bellperson's

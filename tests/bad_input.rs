@@ -10,8 +10,8 @@ use std::path::Path;
 use blstrs::Scalar;
 use common::*;
 use ff::Field;
-use groth16_c2::assignment::count_ones;
 use groth16_c2::ffi::{self, SrsHandle};
+use groth16_c2::testing::count_ones;
 use groth16_c2::witness::RecordedWitness;
 use groth16_c2::{Assignment, Proof, ProofTimings};
 

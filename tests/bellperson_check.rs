@@ -4,8 +4,7 @@
 //! a separate cargo workspace (its bellperson feature must not leak into our oracle), so this
 //! test drives it with a nested `cargo test` into its own target directory.
 
-#[path = "common/nvcc.rs"]
-mod nvcc;
+use bench_support::nvcc;
 
 use std::path::Path;
 use std::process::Command;

@@ -3,8 +3,7 @@
 //! nvcc is found. The test re-finds nvcc by the same rule in the environment `cargo test` ran
 //! the build in, and checks what the library says it is through the C ABI.
 
-#[path = "common/nvcc.rs"]
-mod nvcc;
+use bench_support::nvcc;
 
 use std::ffi::CStr;
 

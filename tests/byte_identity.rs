@@ -5,10 +5,10 @@ mod common;
 
 use bellpepper_core::Circuit;
 use bellperson::groth16::{create_proof, prepare_verifying_key, verify_proof};
+use bench_support::synthetic::PorepShapedCircuit;
 use blstrs::{Bls12, Scalar};
 use common::*;
 use ff::Field;
-use groth16_c2::synthetic::PorepShapedCircuit;
 
 /// Proves `circuits` as one batch through the C ABI and checks every proof against bellperson.
 fn check_batch<C: Circuit<Scalar> + Clone + Send>(

@@ -9,9 +9,9 @@ use std::sync::atomic::{AtomicIsize, Ordering};
 use std::sync::{Arc, Barrier, Mutex};
 use std::time::Instant;
 
+use bench_support::synthetic::PorepShapedCircuit;
 use blstrs::Scalar;
 use common::*;
-use groth16_c2::synthetic::PorepShapedCircuit;
 use groth16_c2::{GpuLock, ProveOptions, Srs};
 
 // ---------------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-//! Faults injected on the device path (`groth16_c2::fault`), through the C ABI: every device
+//! Faults injected on the device path (`groth16_c2::testing::fault`), through the C ABI: every device
 //! allocation, page-locked host allocation, kernel launch and stream copy of a call fails once in
 //! turn, and a worker panics inside the device section. Each fault must end the call with an
 //! error (or, where the library has a fallback, the same proofs) and leave the caller's lock
@@ -17,10 +17,10 @@ mod gpu_support;
 
 use std::io::Write;
 
+use bench_support::synthetic::PorepShapedCircuit;
 use blstrs::Scalar;
 use common::*;
-use groth16_c2::fault::{self, Site};
-use groth16_c2::synthetic::PorepShapedCircuit;
+use groth16_c2::testing::fault::{self, Site};
 use groth16_c2::witness::RecordedWitness;
 use groth16_c2::{ffi, host_memory, Assignment, GpuLock, Proof};
 

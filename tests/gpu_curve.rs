@@ -10,7 +10,7 @@ use std::fmt::Debug;
 
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
 use gpu_support::*;
-use groth16_c2::backend::cuda::msm::{curve_op_g1, curve_op_g2};
+use groth16_c2::testing::cuda::msm::{curve_op_g1, curve_op_g2};
 use group::prime::PrimeCurveAffine;
 use group::{Curve, Group};
 use rand::SeedableRng;

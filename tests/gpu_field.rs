@@ -8,8 +8,8 @@ mod gpu_support;
 use blstrs::{Fp, Scalar};
 use ff::Field;
 use gpu_support::*;
-use groth16_c2::backend::cuda::kernels::{field_op, FieldOp, MUL_CHAIN_LEN};
-use groth16_c2::backend::cuda::runtime::Stream;
+use groth16_c2::testing::cuda::kernels::{field_op, FieldOp, MUL_CHAIN_LEN};
+use groth16_c2::testing::cuda::runtime::Stream;
 use rand::SeedableRng;
 
 /// Random pairs per field: `GROTH16_C2_GPU_FIELD_PAIRS` (default 10^6; the long run
@@ -64,7 +64,7 @@ fn pairs<F: Field + From<u64>>(seed: u64) -> (Vec<F>, Vec<F>) {
 fn gpu<T: Copy + Default>(fp: bool, op: FieldOp, a: &[T], b: &[T]) -> Vec<T> {
     let stream = Stream::new().unwrap();
     let (da, db) = (to_device(a, &stream), to_device(b, &stream));
-    let mut out = groth16_c2::backend::cuda::runtime::DeviceBuffer::<T>::new(a.len()).unwrap();
+    let mut out = groth16_c2::testing::cuda::runtime::DeviceBuffer::<T>::new(a.len()).unwrap();
     field_op(fp, op, &da, &db, &mut out, &stream).unwrap();
     to_host(&out, a.len(), &stream)
 }

@@ -7,8 +7,8 @@ mod gpu_support;
 use blstrs::Scalar;
 use ff::Field;
 use gpu_support::*;
-use groth16_c2::backend::cpu::fft::h_polynomial;
-use groth16_c2::backend::cuda::device::lock_device;
+use groth16_c2::testing::cpu::fft::h_polynomial;
+use groth16_c2::testing::cuda::device::lock_device;
 use rand::SeedableRng;
 use rayon::prelude::*;
 
@@ -45,7 +45,7 @@ fn gpu_h_matches_cpu_h() {
             let want = h_polynomial(&a, &b, &c, n);
             let got = {
                 let mut guard = lock_device(0).unwrap();
-                groth16_c2::backend::cuda::h::h_polynomial(guard.as_mut().unwrap(), &a, &b, &c, n)
+                groth16_c2::testing::cuda::h::h_polynomial(guard.as_mut().unwrap(), &a, &b, &c, n)
                     .unwrap()
             };
             assert_eq!(got.len(), n - 1);

@@ -10,11 +10,11 @@ mod gpu_support;
 use blstrs::Scalar;
 use ff::{Field, PrimeField};
 use gpu_support::*;
-use groth16_c2::backend::cpu::fft::{fft, scale_by_powers, Domain};
-use groth16_c2::backend::cuda::kernels::{
+use groth16_c2::testing::cpu::fft::{fft, scale_by_powers, Domain};
+use groth16_c2::testing::cuda::kernels::{
     h_pointwise, ntt, ntt_coset, ntt_lde, ntt_lde_quotient, scale_powers, CosetTable, NttTable,
 };
-use groth16_c2::backend::cuda::runtime::Stream;
+use groth16_c2::testing::cuda::runtime::Stream;
 use rand::{Rng, SeedableRng};
 use rayon::prelude::*;
 

@@ -9,7 +9,7 @@
 //! more, a batch of 4 spread over the GPUs (`gpu_index` -1) giving the same bytes as on GPU 0
 //! while both GPUs' circuit counters move.
 //!
-//! With the SRS streamed (the memory plans of `groth16_c2::backend::memory_plan`): every query
+//! With the SRS streamed (the memory plans of `groth16_c2::testing::memory_plan`): every query
 //! streamed in small uneven chunks at 2^10 to 2^20, batches of 1 to 3 and two workers sharing a
 //! lock; a device-memory limit under which some queries stay resident and the others stream;
 //! a synthetic 2^24 partition under a 4 GiB limit, byte for byte as with the whole SRS
@@ -19,8 +19,6 @@
 #![cfg(all(groth16_c2_cuda, feature = "bellpepper"))]
 
 mod common;
-#[path = "../examples/common/mod.rs"]
-mod example_common;
 mod gpu_support;
 
 use std::path::PathBuf;
@@ -28,6 +26,8 @@ use std::sync::{Mutex, MutexGuard};
 
 use bellpepper_core::Circuit;
 use bellperson::groth16::{create_proof, Parameters};
+use bench_support::common as example_common;
+use bench_support::synthetic::PorepShapedCircuit;
 use blstrs::{Bls12, Scalar};
 use common::{
     params_file, proof_bytes, random_scalars, record, rng, to_bellperson, ManyInputs, MimcChain,
@@ -35,12 +35,11 @@ use common::{
 };
 use ff::Field;
 use gpu_support::*;
-use groth16_c2::backend::cpu::CpuBackend;
-use groth16_c2::backend::cuda::device::circuits_proved;
-use groth16_c2::backend::cuda::runtime::{device_count, DeviceBuffer};
-use groth16_c2::backend::cuda::CudaBackend;
 use groth16_c2::backend::Backend;
-use groth16_c2::synthetic::PorepShapedCircuit;
+use groth16_c2::backend::CpuBackend;
+use groth16_c2::backend::CudaBackend;
+use groth16_c2::testing::cuda::device::circuits_proved;
+use groth16_c2::testing::cuda::runtime::{device_count, DeviceBuffer};
 use groth16_c2::witness::RecordedWitness;
 use groth16_c2::{Proof, ProveOptions, Srs};
 
@@ -626,7 +625,7 @@ fn streamed_proofs_2_20() {
 /// same and the timings say what streamed.
 #[test]
 fn streamed_proofs_under_a_limit_keep_what_fits() {
-    use groth16_c2::backend::memory_plan::{self, PlanRequest, ProofShape, Residency};
+    use groth16_c2::testing::memory_plan::{self, PlanRequest, ProofShape, Residency};
     if !gpu_or_skip("streamed_proofs_under_a_limit_keep_what_fits") {
         return;
     }
@@ -657,8 +656,8 @@ fn streamed_proofs_under_a_limit_keep_what_fits() {
         .expect("a budget with both resident and streamed queries");
     say(&format!("gpu_prove: limit {} bytes: {plan}", plan.budget));
     let _turn = gpu_turn();
-    groth16_c2::backend::cuda::device::release_all();
-    groth16_c2::backend::cuda::runtime::VRAM_BY_DEVICE[0].reset_peak();
+    groth16_c2::testing::cuda::device::release_all();
+    groth16_c2::testing::cuda::runtime::VRAM_BY_DEVICE[0].reset_peak();
     let _settings = StreamSettings::set(plan.budget as u64, None, false);
     for batch in 1..=2 {
         let (got, t) = prove_timed(&srs, &witnesses[..batch], &r[..batch], &s[..batch], 0, None)
@@ -673,7 +672,7 @@ fn streamed_proofs_under_a_limit_keep_what_fits() {
         assert_eq!(t.stream_chunk_points as usize, plan.chunk_points());
         assert!(t.h2d_bytes as usize >= plan.streamed_bytes());
     }
-    let peak = groth16_c2::backend::cuda::runtime::VRAM_BY_DEVICE[0].peak();
+    let peak = groth16_c2::testing::cuda::runtime::VRAM_BY_DEVICE[0].peak();
     say(&format!(
         "gpu_prove: device peak {peak} bytes under a limit of {}",
         plan.budget
@@ -744,7 +743,7 @@ fn streamed_proofs_two_workers() {
 /// gives (the synthetic SRS is no real setup: the proofs are compared, not verified).
 #[test]
 fn streamed_2_24_under_4_gib() {
-    use groth16_c2::synthetic_partition::{synthetic_srs, PartitionShape, SyntheticPartition};
+    use bench_support::synthetic_partition::{synthetic_srs, PartitionShape, SyntheticPartition};
     if !gpu_or_skip("streamed_2_24_under_4_gib") {
         return;
     }
@@ -769,11 +768,11 @@ fn streamed_2_24_under_4_gib() {
     let _turn = gpu_turn();
     let (resident, _) = prove();
     // What the resident proof kept goes, so the peak below is the streamed proof's alone.
-    groth16_c2::backend::cuda::device::release_all();
+    groth16_c2::testing::cuda::device::release_all();
     let _settings = StreamSettings::set(4 << 30, None, false);
-    groth16_c2::backend::cuda::runtime::VRAM_BY_DEVICE[0].reset_peak();
+    groth16_c2::testing::cuda::runtime::VRAM_BY_DEVICE[0].reset_peak();
     let (streamed, t) = prove();
-    let peak = groth16_c2::backend::cuda::runtime::VRAM_BY_DEVICE[0].peak();
+    let peak = groth16_c2::testing::cuda::runtime::VRAM_BY_DEVICE[0].peak();
     say(&format!(
         "gpu_prove: 2^24 under 4 GiB: gpu_total {:.0} ms, {:.2} GB up, device peak {:.2} GiB",
         t.gpu_total_ms,
@@ -793,7 +792,7 @@ fn streamed_2_24_under_4_gib() {
 /// (the synthetic SRS is no real setup: the proofs are compared, not verified).
 #[test]
 fn window_post_shape_keeps_its_g2_tail_on_the_gpu() {
-    use groth16_c2::synthetic_partition::{synthetic_srs, PartitionShape, SyntheticPartition};
+    use bench_support::synthetic_partition::{synthetic_srs, PartitionShape, SyntheticPartition};
     if !runs_here("window_post_shape_keeps_its_g2_tail_on_the_gpu", 16) {
         return;
     }

@@ -14,14 +14,14 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Barrier, Mutex, MutexGuard};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use bench_support::synthetic::PorepShapedCircuit;
 use blst::blst_scalar;
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
 use common::*;
 use ff::Field;
-use groth16_c2::backend::cpu::CpuBackend;
+use groth16_c2::backend::CpuBackend;
 use groth16_c2::backend::{Backend, CircuitPrep, DeviceResults};
-use groth16_c2::prover::split::{CircuitSplit, OnesBitmap};
-use groth16_c2::synthetic::PorepShapedCircuit;
+use groth16_c2::testing::split::{CircuitSplit, OnesBitmap};
 use groth16_c2::witness::RecordedWitness;
 use groth16_c2::{Error, GpuLock, Proof, ProofTimings, ProveOptions, Srs, Witness};
 
@@ -414,8 +414,8 @@ fn verification_can_be_turned_off() {
 mod gpu {
     use super::*;
     use gpu_support::{gpu_or_skip, say};
-    use groth16_c2::backend::cuda::runtime::memory_info;
-    use groth16_c2::backend::cuda::CudaBackend;
+    use groth16_c2::backend::CudaBackend;
+    use groth16_c2::testing::cuda::runtime::memory_info;
 
     #[test]
     fn gpu_lock_covers_only_the_device_section() {
@@ -453,7 +453,7 @@ mod gpu {
     /// default limit it waits until the memory is freed and then proves.
     #[test]
     fn gpu_proof_waits_for_device_memory() {
-        use groth16_c2::backend::cuda::runtime::DeviceBuffer;
+        use groth16_c2::testing::cuda::runtime::DeviceBuffer;
         let _serial = serial();
         if !gpu_or_skip("gpu_proof_waits_for_device_memory") {
             return;
@@ -485,7 +485,7 @@ mod gpu {
         let proofs = std::thread::scope(|scope| {
             scope.spawn(move || {
                 std::thread::sleep(std::time::Duration::from_secs(1));
-                groth16_c2::backend::cuda::runtime::set_device(0).unwrap();
+                groth16_c2::testing::cuda::runtime::set_device(0).unwrap();
                 drop(hog);
             });
             prove().expect("the proof waits for the memory and then runs")

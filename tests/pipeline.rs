@@ -18,11 +18,11 @@ use std::sync::{Mutex, MutexGuard};
 use blst::blst_scalar;
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
 
+use bench_support::synthetic::PorepShapedCircuit;
 use common::*;
-use groth16_c2::backend::cpu::CpuBackend;
+use groth16_c2::backend::CpuBackend;
 use groth16_c2::backend::{Backend, CircuitPrep, DeviceResults};
-use groth16_c2::prover::split::{CircuitSplit, OnesBitmap};
-use groth16_c2::synthetic::PorepShapedCircuit;
+use groth16_c2::testing::split::{CircuitSplit, OnesBitmap};
 use groth16_c2::witness::RecordedWitness;
 use groth16_c2::{host_memory, settings};
 use groth16_c2::{Error, GpuLock, Proof, ProofTimings, ProveOptions, Srs, Witness};
@@ -489,7 +489,7 @@ fn staging_buffers_setting_refuses_nonsense() {
 mod gpu {
     use super::*;
     use gpu_support::gpu_or_skip;
-    use groth16_c2::backend::cuda::CudaBackend;
+    use groth16_c2::backend::CudaBackend;
 
     #[test]
     fn gpu_batch_is_pipelined_and_bounded() {
@@ -544,9 +544,9 @@ mod gpu {
     /// their size), and prove the same bytes as from the host's own vectors, in a batch of 3.
     #[test]
     fn gpu_pinned_inputs_skip_staging_and_prove_the_same() {
-        use groth16_c2::backend::cuda::runtime::PinnedRegion;
         use groth16_c2::pinned::is_page_locked;
-        use groth16_c2::prover::split::split_circuit;
+        use groth16_c2::testing::cuda::runtime::PinnedRegion;
+        use groth16_c2::testing::split::split_circuit;
         let _serial = serial();
         if !gpu_or_skip("gpu_pinned_inputs_skip_staging_and_prove_the_same") {
             return;

@@ -1,16 +1,15 @@
-//! The fast setup of the examples (`examples/common/setup.rs`) against bellperson's
+//! The fast setup of the examples (`bench_support::common::setup`) against bellperson's
 //! `generate_random_parameters`: the same rng seed must give the same params file, byte for
 //! byte, for circuits with sparse B queries, many inputs, one input, and sizes that are not
 //! powers of two.
 
 mod common;
-#[path = "../examples/common/setup.rs"]
-mod setup;
 
 use bellpepper_core::Circuit;
+use bench_support::common::setup;
+use bench_support::synthetic::PorepShapedCircuit;
 use blstrs::{Bls12, Scalar};
 use common::*;
-use groth16_c2::synthetic::PorepShapedCircuit;
 
 fn params_bytes(p: &bellperson::groth16::Parameters<Bls12>) -> Vec<u8> {
     let mut out = Vec::new();

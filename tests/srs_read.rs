@@ -3,18 +3,15 @@
 //! points spread over many parallel chunks (every one decoded, the first bad one in file order
 //! reported), and the optional subgroup check.
 
-// Only the synthetic writer: this test needs no circuits (nor the `bellpepper` feature).
-#[path = "common/synthetic_params.rs"]
-#[allow(dead_code)]
-mod synthetic_params;
-use synthetic_params::*;
+// Only the synthetic writer: this test needs no circuits.
+use bench_support::synthetic_params::*;
 
 use std::path::Path;
 
 use blst::{blst_bendian_from_fp, blst_fp, blst_fp_from_uint64, blst_fp_sqr, blst_fp_sqrt};
 use blstrs::{G1Affine, G2Affine};
-use groth16_c2::error::Error;
 use groth16_c2::srs::{LoadOptions, Srs};
+use groth16_c2::Error;
 
 const NO_SUBGROUP: LoadOptions = LoadOptions {
     subgroup_check: false,

@@ -20,9 +20,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::Instant;
 
+use bench_support::synthetic_partition::{synthetic_srs, PartitionShape, SyntheticPartition};
 use blstrs::Scalar;
 use ff::Field;
-use groth16_c2::synthetic_partition::{synthetic_srs, PartitionShape, SyntheticPartition};
 use groth16_c2::{GpuLock, Proof, ProofTimings, ProveOptions, Srs, Witness};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;

@@ -10,7 +10,7 @@
 //! bellperson's `create_proof_batch` synthesizes inside, so ours includes recording the witness.
 //!
 //! `--partition` benches the default backend alone on synthetic 32 GiB PoRep partitions scaled
-//! to `2^K` (`groth16_c2::synthetic_partition`: no synthesis, no bellperson setup, so 2^26 is
+//! to `2^K` (`bench_support::synthetic_partition`: no synthesis, no bellperson setup, so 2^26 is
 //! practical), optionally against the CPU backend in a second child (`partition.rs`):
 //!
 //! `bench --partition [--log-n 16,18] [--runs 3] [--batch 1] [--share-witness] [--pinned-inputs]
@@ -44,10 +44,8 @@
 //! much device memory, as on a card of that size, and streams what does not fit.
 //!
 //! `process.rs` holds what the benches share: re-running this binary as a child, reading its
-//! peak RSS, parsing `--log-n` lists; `../common/mod.rs` what all examples share.
+//! peak RSS, parsing `--log-n` lists; `bench_support::common` what all examples share.
 
-#[path = "../common/mod.rs"]
-mod common;
 mod cpu_compare;
 mod interlock;
 mod partition;
@@ -57,7 +55,7 @@ mod timeline_svg;
 
 use std::path::PathBuf;
 
-use common::{fail, Flags, DEFAULT_PARAMS_DIR};
+use bench_support::common::{self, fail, Flags, DEFAULT_PARAMS_DIR};
 use process::parse_sizes;
 
 const USAGE: &str = concat!(

@@ -19,11 +19,11 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use blstrs::Scalar;
-use ff::Field;
-use groth16_c2::synthetic_partition::{
+use bench_support::synthetic_partition::{
     synthetic_srs, write_params, PartitionShape, SyntheticPartition, GENERATOR_VERSION,
 };
+use blstrs::Scalar;
+use ff::Field;
 use groth16_c2::{ProveOptions, Srs};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;

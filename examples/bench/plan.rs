@@ -2,7 +2,7 @@
 //! given sizes on cards with the given free memory. Pure arithmetic over the kernels' own size
 //! functions: it needs no GPU, and prints what the library decides at its first proof.
 
-use groth16_c2::backend::memory_plan::{
+use groth16_c2::testing::memory_plan::{
     plan, resident_working_bytes, PlanRequest, ProofShape, Query, Residency,
 };
 
@@ -32,7 +32,7 @@ pub fn main(mut flags: Flags) {
     for &lg in &sizes {
         let shape = ProofShape::porep_like(lg);
         let tails = [Query::L, Query::A, Query::BG1].map(|q| shape.points(q) / 12);
-        let srs_gib = shape.set_bytes(groth16_c2::backend::memory_plan::QuerySet::EVERY) as f64
+        let srs_gib = shape.set_bytes(groth16_c2::testing::memory_plan::QuerySet::EVERY) as f64
             / (1u64 << 30) as f64;
         println!("2^{lg} (SRS {srs_gib:.1} GiB of points):");
         for &f in &free {

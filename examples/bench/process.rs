@@ -4,8 +4,8 @@
 
 use std::process::Command;
 
+use bench_support::synthetic_partition::SyntheticPartition;
 use blstrs::Scalar;
-use groth16_c2::synthetic_partition::SyntheticPartition;
 
 use crate::common::fail;
 

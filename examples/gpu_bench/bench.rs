@@ -6,12 +6,12 @@ use blst::blst_scalar;
 use blstrs::Scalar;
 use blstrs::{G1Affine, G1Projective};
 use ff::{Field, PrimeField};
-use groth16_c2::backend::cpu::fft::{fft, h_polynomial, Domain};
-use groth16_c2::backend::cuda::device::lock_device;
-use groth16_c2::backend::cuda::h;
-use groth16_c2::backend::cuda::kernels::{self, ntt, MsmStrategy, NttTable};
-use groth16_c2::backend::cuda::msm;
-use groth16_c2::backend::cuda::runtime::{DeviceBuffer, PinnedRegion, Stream};
+use groth16_c2::testing::cpu::fft::{fft, h_polynomial, Domain};
+use groth16_c2::testing::cuda::device::lock_device;
+use groth16_c2::testing::cuda::h;
+use groth16_c2::testing::cuda::kernels::{self, ntt, MsmStrategy, NttTable};
+use groth16_c2::testing::cuda::msm;
+use groth16_c2::testing::cuda::runtime::{DeviceBuffer, PinnedRegion, Stream};
 use group::prime::PrimeCurveAffine;
 use group::{Curve, Group};
 use rand::SeedableRng;
@@ -277,13 +277,13 @@ fn msm_section(
             let gpu = median(times);
             if reference.is_none() && cpu && lg <= 22 {
                 let t = Instant::now();
-                let expect = groth16_c2::backend::cpu::msm::msm::<blst::blst_p1>(
-                    groth16_c2::curve::g1_affine_as_blst(&points[..n]),
+                let expect = groth16_c2::testing::cpu::msm::msm::<blst::blst_p1>(
+                    groth16_c2::testing::curve::g1_affine_as_blst(&points[..n]),
                     None,
                     &scalars[..n],
                 );
                 let ms = t.elapsed().as_secs_f64() * 1e3;
-                reference = Some((ms, groth16_c2::curve::g1_from_blst(expect)));
+                reference = Some((ms, groth16_c2::testing::curve::g1_from_blst(expect)));
             }
             let (cpu_ms, same) = match reference {
                 Some((ms, expect)) => (ms, if expect == gpu_result { "yes" } else { "NO" }),
@@ -369,7 +369,7 @@ const ONES_SHARE: f64 = 0.46;
 /// the bits set, data on the device, GPU time by CUDA events; checked against the CPU's sum up
 /// to 2^22 points, and against the first run above.
 fn batch_section(sizes: &[u32], runs: usize, cpu: bool) {
-    use groth16_c2::prover::split::OnesBitmap;
+    use groth16_c2::testing::split::OnesBitmap;
     let Some(&largest) = sizes.iter().max() else {
         return;
     };
@@ -444,7 +444,7 @@ fn ntt_variant(
     stream: &Stream,
     runs: usize,
 ) -> f64 {
-    use groth16_c2::backend::cuda::kernels::{ntt_lde, scale_powers, CosetTable};
+    use groth16_c2::testing::cuda::kernels::{ntt_lde, scale_powers, CosetTable};
     let g = Scalar::MULTIPLICATIVE_GENERATOR;
     let n = 1usize << lg;
     let n_inv = Scalar::from(n as u64).invert().unwrap();
@@ -518,7 +518,7 @@ fn field_section(runs: usize) {
         "\n{:<8} {:>10} {:>14} {:>16} {:>10}",
         "field", "elements", "G mul/s", "ceiling G mul/s", "of ceiling"
     );
-    use groth16_c2::backend::cuda::kernels::FieldOp;
+    use groth16_c2::testing::cuda::kernels::FieldOp;
     let imad_ceiling = |limbs: usize| IMAD_PER_S / (6.0 * (limbs * limbs) as f64) / 1e9;
     field_row::<Scalar>(
         "Fr",
@@ -631,12 +631,12 @@ fn field_section(_runs: usize) {
 fn field_row<F: Field>(
     name: &str,
     fp: bool,
-    op: groth16_c2::backend::cuda::kernels::FieldOp,
+    op: groth16_c2::testing::cuda::kernels::FieldOp,
     ceiling: f64,
     n: usize,
     runs: usize,
 ) {
-    use groth16_c2::backend::cuda::kernels::{field_op, FieldOp, MUL_CHAIN_LEN};
+    use groth16_c2::testing::cuda::kernels::{field_op, FieldOp, MUL_CHAIN_LEN};
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(if fp { 12 } else { 8 });
     let check = 64;
     // Random operands where the results are checked, a constant elsewhere (fast to make).

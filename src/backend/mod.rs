@@ -4,14 +4,15 @@
 //! with its MSM, batch additions of the "ones", and the tail MSMs. Splitting, locking, the
 //! epilogue and the C ABI are shared.
 
-pub mod cpu;
+pub(crate) mod cpu;
 /// cbindgen:ignore
 #[cfg(groth16_c2_cuda)]
-pub mod cuda;
+pub(crate) mod cuda;
 /// cbindgen:ignore
-pub mod kernel_sizes;
+#[cfg_attr(not(groth16_c2_cuda), allow(dead_code))] // the CPU build plans without the NTT's
+pub(crate) mod kernel_sizes;
 /// cbindgen:ignore
-pub mod memory_plan;
+pub(crate) mod memory_plan;
 /// cbindgen:ignore
 #[cfg_attr(not(groth16_c2_cuda), allow(dead_code))]
 pub(crate) mod streaming;
@@ -21,9 +22,14 @@ use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
 
 use std::time::Instant;
 
+pub use cpu::CpuBackend;
+#[cfg(groth16_c2_cuda)]
+pub use cuda::CudaBackend;
+
 use crate::assignment::Witness;
 use crate::error::Result;
-use crate::prover::split::{CircuitSplit, OnesBitmap};
+use crate::page_locked::PageLocker;
+use crate::split::{CircuitSplit, OnesBitmap};
 use crate::srs::Srs;
 use crate::telemetry::{ms, ProofTimings};
 
@@ -297,6 +303,16 @@ pub(crate) fn srs_chunk_decoder(
         )));
     }
     let _ = (chunk_bytes, threads);
+    None
+}
+
+/// The page-locking of host memory for [`crate::pinned`]: the GPU's when proofs run on CUDA,
+/// else none (hosts get ordinary memory).
+pub(crate) fn page_locker() -> Option<&'static dyn PageLocker> {
+    #[cfg(groth16_c2_cuda)]
+    if default_backend().name() == "cuda" {
+        return Some(&cuda::staging::CudaPageLocker);
+    }
     None
 }
 

@@ -10,7 +10,8 @@ use super::pending;
 use super::{arg, arg_mut, arg_slice, CError, SrsHandle};
 use crate::assignment::{Assignment, Witness};
 use crate::error::{Error, Result};
-use crate::prover::{self, PendingProofs, Proof, ProveOptions};
+use crate::proof::Proof;
+use crate::prover::{self, PendingProofs, ProveOptions};
 use crate::srs::SrsData;
 use crate::telemetry::ProofTimings;
 
@@ -45,7 +46,7 @@ unsafe fn request<'a>(
         .iter()
         .enumerate()
         .map(|(i, a)| {
-            a.check_sizes(srs, i)?;
+            a.check_sizes(&srs.query_counts(), i)?;
             a.view(i)
         })
         .collect::<Result<Vec<_>>>()?;

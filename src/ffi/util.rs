@@ -7,7 +7,7 @@ use blstrs::Scalar;
 use super::panic::{guard, guard_or};
 use super::{arg, arg_slice, CError, SrsHandle};
 use crate::error::Error;
-use crate::prover::Proof;
+use crate::proof::Proof;
 use crate::telemetry::ProofTimings;
 
 /// The backend this library proves with ("cpu" or "cuda"), a static string.

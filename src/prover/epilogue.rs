@@ -4,7 +4,7 @@
 use blstrs::{G1Projective, G2Projective, Scalar};
 use group::Curve;
 
-use super::Proof;
+use crate::proof::Proof;
 use crate::srs::VerifyingKey;
 
 /// The query MSMs of one circuit.

@@ -9,12 +9,11 @@
 
 mod epilogue;
 mod pipeline;
-pub mod split;
 
 use std::sync::mpsc;
 use std::time::{Instant, SystemTime};
 
-use blstrs::{G1Affine, G2Affine, Scalar};
+use blstrs::Scalar;
 use group::prime::PrimeCurveAffine;
 
 use crate::assignment::Witness;
@@ -22,6 +21,7 @@ use crate::backend::cpu::CpuBackend;
 use crate::backend::{default_backend, Backend};
 use crate::error::{Error, Result};
 use crate::lock::{library_lock, GpuLock};
+use crate::proof::Proof;
 use crate::settings;
 use crate::srs::Srs;
 use crate::telemetry::{self, ms, unix_ns, LockSpan, ProofTimings};
@@ -31,15 +31,6 @@ use pipeline::{DeviceDone, Gate, HoldSpan, Job};
 /// a host bug, and is refused before any of its Assignments is read.
 /// cbindgen:ignore
 pub const MAX_CIRCUITS: usize = 4096;
-
-/// A Groth16 proof, laid out as supraseal-c2's `groth16_proof` (384 bytes).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Proof {
-    pub a: G1Affine,
-    pub b: G2Affine,
-    pub c: G1Affine,
-}
 
 /// Where a call runs and which lock guards its device section.
 #[derive(Clone, Copy, Default)]
@@ -360,7 +351,7 @@ fn check_request(srs: &Srs, witnesses: &[Witness], r_s: &[Scalar], s_s: &[Scalar
         ));
     }
     for (i, w) in witnesses.iter().enumerate() {
-        w.check_against(srs, i)?;
+        w.check_against(&srs.query_counts(), i)?;
     }
     Ok(())
 }

@@ -16,12 +16,12 @@ use std::time::{Instant, SystemTime};
 
 use parking_lot::Mutex;
 
-use super::split::{split_circuit, CircuitSplit};
 use crate::assignment::Witness;
 use crate::backend::{Backend, CircuitPrep, DeviceGroup, DeviceResults};
 use crate::error::{panic_message, Error, Result};
 use crate::host_memory::Reservation;
 use crate::lock::GpuLock;
+use crate::split::{split_circuit, CircuitSplit};
 use crate::srs::Srs;
 use crate::telemetry::{ms, unix_ns, ProofTimings};
 

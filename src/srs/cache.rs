@@ -10,7 +10,7 @@ use std::sync::Arc;
 use once_cell::sync::{Lazy, OnceCell};
 use parking_lot::Mutex;
 
-use super::{LoadOptions, Srs};
+use super::Srs;
 use crate::error::{Error, Result};
 
 /// How many distinct params files the cache keeps loaded.
@@ -28,8 +28,8 @@ fn key(path: &Path) -> Result<PathBuf> {
     })
 }
 
-/// Returns the cached SRS for `path`, loading it once if needed.
-pub fn load_shared(path: &Path, options: LoadOptions) -> Result<Srs> {
+/// Returns the cached SRS for `path`, loading it once with `load` if needed.
+pub fn load_shared(path: &Path, load: impl FnOnce(&Path) -> Result<Srs>) -> Result<Srs> {
     let key = key(path)?;
     let slot = {
         let mut cache = CACHE.lock();
@@ -44,7 +44,7 @@ pub fn load_shared(path: &Path, options: LoadOptions) -> Result<Srs> {
         slot
     };
     // Outside the cache lock: other paths load in parallel, callers of this path wait here.
-    let result = slot.get_or_try_init(|| Srs::load(&key, options)).cloned();
+    let result = slot.get_or_try_init(|| load(&key)).cloned();
     if result.is_err() {
         // Do not keep a failed slot: the next call retries the file.
         CACHE

@@ -12,10 +12,12 @@ use std::time::{Duration, Instant};
 
 use blstrs::{G1Affine, G2Affine};
 
+use crate::assignment::QueryCounts;
 use crate::error::{Error, Result};
-pub use layout::{Layout, Section, G1_BYTES, G2_BYTES, VK_FIXED_BYTES};
-pub use read::{ChunkDecoder, LoadProfile};
+pub use read::LoadProfile;
+pub(crate) use read::{ChunkDecoder, ChunkDecoders};
 
+pub(crate) use cache::load_shared;
 pub use cache::{cached_paths, evict};
 
 /// The verifying key part of the params file.
@@ -55,6 +57,19 @@ pub struct SrsData {
     pub load_time: Duration,
 }
 
+impl SrsData {
+    /// The point counts a witness is checked against.
+    pub(crate) fn query_counts(&self) -> QueryCounts {
+        QueryCounts {
+            ic: self.vk.ic.len(),
+            h: self.h.len(),
+            l: self.l.len(),
+            a: self.a.len(),
+            b: self.b_g1.len(),
+        }
+    }
+}
+
 /// Opaque keep-alive values tied to one SRS's lifetime.
 #[derive(Default)]
 pub struct HostPins(pub parking_lot::Mutex<Vec<Box<dyn std::any::Any + Send + Sync>>>);
@@ -86,24 +101,15 @@ impl Default for LoadOptions {
 }
 
 impl Srs {
-    /// Loads a params file. With `cache`, one load per path is shared (see [`evict`]).
-    pub fn new(path: impl AsRef<Path>, cache: bool) -> Result<Srs> {
-        if cache {
-            cache::load_shared(path.as_ref(), LoadOptions::default())
-        } else {
-            Srs::load(path.as_ref(), LoadOptions::default())
-        }
-    }
-
-    /// Loads a params file without the cache.
-    pub fn load(path: &Path, options: LoadOptions) -> Result<Srs> {
-        Srs::load_profiled(path, options).map(|(srs, _)| srs)
-    }
-
-    /// As [`Srs::load`], and says where the time went.
-    pub fn load_profiled(path: &Path, options: LoadOptions) -> Result<(Srs, LoadProfile)> {
+    /// Loads a params file, with `decoders` offering a decoder of chunks off the CPU. The public
+    /// loaders (`Srs::new`, `Srs::load`, `Srs::load_profiled`) pass the backend's.
+    pub(crate) fn load_with(
+        path: &Path,
+        options: LoadOptions,
+        decoders: ChunkDecoders,
+    ) -> Result<(Srs, LoadProfile)> {
         let start = Instant::now();
-        let (data, profile) = read::load(path, options)?;
+        let (data, profile) = read::load(path, options, decoders)?;
         let srs = Srs(Arc::new(SrsData {
             load_time: start.elapsed(),
             ..data

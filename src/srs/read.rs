@@ -52,6 +52,10 @@ pub trait ChunkDecoder: Sync {
     ) -> Result<bool>;
 }
 
+/// Offers a decoder for chunks of `chunk_bytes` read by `threads` threads, or none (the CPU
+/// decodes): the backend's choice, passed in by the loader above it.
+pub type ChunkDecoders = fn(chunk_bytes: usize, threads: usize) -> Option<Box<dyn ChunkDecoder>>;
+
 /// Where the time of one load went (see [`super::Srs::load_profiled`]).
 #[derive(Clone, Debug, Default)]
 pub struct LoadProfile {
@@ -421,7 +425,11 @@ fn fill<P: Encoded>(
 }
 
 /// Loads and checks a whole params file.
-pub(super) fn load(path: &Path, options: LoadOptions) -> Result<(SrsData, LoadProfile)> {
+pub(super) fn load(
+    path: &Path,
+    options: LoadOptions,
+    decoders: ChunkDecoders,
+) -> Result<(SrsData, LoadProfile)> {
     let start = Instant::now();
     let io = |source| Error::Io {
         path: path.to_path_buf(),
@@ -520,7 +528,7 @@ pub(super) fn load(path: &Path, options: LoadOptions) -> Result<(SrsData, LoadPr
     // The earliest failure in file order is the one reported, so once a task fails, tasks
     // after it need not run; tasks before it still do, and may fail earlier.
     let earliest_failure = AtomicU64::new(u64::MAX);
-    let gpu = crate::backend::srs_chunk_decoder(TASK_BYTES, rayon::current_num_threads());
+    let gpu = decoders(TASK_BYTES, rayon::current_num_threads());
     let gpu = gpu.as_deref();
     let failure = tasks
         .into_par_iter()

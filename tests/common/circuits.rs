@@ -1,5 +1,5 @@
 //! Reference circuits shared by our tests and by `compat/bellperson-check` (which includes this
-//! file with `#[path]`): a MiMC-style chain, bellperson's SHA-256 gadget and a circuit with many
+//! file by its path): a MiMC-style chain, bellperson's SHA-256 gadget and a circuit with many
 //! public inputs.
 #![allow(dead_code)]
 

@@ -21,10 +21,9 @@ pub fn rng(seed: u64) -> ChaCha8Rng {
 
 mod circuits;
 #[allow(unused_imports)]
-pub use circuits::*;
-mod synthetic_params;
+pub use bench_support::synthetic_params::*;
 #[allow(unused_imports)]
-pub use synthetic_params::*;
+pub use circuits::*;
 
 // ---------------------------------------------------------------------------------------------
 // Params

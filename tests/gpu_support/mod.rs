@@ -2,7 +2,7 @@
 //! host <-> device round trips for the kernel tests.
 #![allow(dead_code)]
 
-use groth16_c2::backend::cuda::runtime::{device_count, set_device, DeviceBuffer, Stream};
+use groth16_c2::testing::cuda::runtime::{device_count, set_device, DeviceBuffer, Stream};
 
 /// True when a GPU is present. Otherwise prints a SKIP line straight to the terminal (past the
 /// test harness's output capture, so a skipped GPU test is never mistaken for a pass).

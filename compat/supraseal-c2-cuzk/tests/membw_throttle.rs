@@ -25,7 +25,7 @@ pub extern "C" fn set_membw_throttle(value: i32) {
 
 #[test]
 fn the_throttle_is_set_around_the_cpu_g2_msm_and_cleared_after() {
-    assert!(groth16_c2::host_hooks::host_has_membw_throttle());
+    assert!(groth16_c2::testing::host_has_membw_throttle());
     // On a GPU the G2 tail runs inside the lock by default; put it on the CPU as the fork does.
     groth16_c2::ffi::groth16_c2_set_g2_tail_on_gpu(false);
     let s = setup();

@@ -10,7 +10,7 @@ use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
 use super::Backend;
 use crate::curve::{g1_affine_as_blst, g1_from_blst, g2_affine_as_blst, g2_from_blst};
 use crate::error::Result;
-use crate::prover::split::OnesBitmap;
+use crate::split::OnesBitmap;
 
 /// Runs every stage on the host CPU.
 pub struct CpuBackend;

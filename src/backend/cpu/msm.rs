@@ -15,7 +15,7 @@ use blst::{
 };
 use rayon::prelude::*;
 
-use crate::prover::split::OnesBitmap;
+use crate::split::OnesBitmap;
 
 /// Bits in a canonical Fr scalar.
 const SCALAR_BITS: usize = 255;

@@ -29,7 +29,7 @@ use super::memory_plan::PlanKind;
 use super::{Backend, CircuitPrep, DeviceGroup, DeviceResults, OneByOne};
 use crate::assignment::Witness;
 use crate::error::Result;
-use crate::prover::split::{CircuitSplit, OnesBitmap};
+use crate::split::{CircuitSplit, OnesBitmap};
 use crate::srs::Srs;
 use crate::telemetry::ProofTimings;
 use staging::Staged;

@@ -11,7 +11,7 @@ use super::kernels::{self, MsmArgs, MsmStrategy};
 use super::points::{scalar_bytes, GpuCurve, G1, G2};
 use super::runtime::{DeviceBuffer, Event, Stream};
 use crate::error::{Error, Result};
-use crate::prover::split::OnesBitmap;
+use crate::split::OnesBitmap;
 
 /// `sum(scalars[k] * points[indices[k]])` (or `points[k]` without indices), canonical scalars.
 pub fn msm_g1(

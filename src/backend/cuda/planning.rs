@@ -10,7 +10,7 @@ use crate::backend::memory_plan::{
     self, MemoryPlan, NoFit, PlanKind, PlanRequest, ProofShape, Residency,
 };
 use crate::error::{Error, Result};
-use crate::prover::split::CircuitSplit;
+use crate::split::CircuitSplit;
 use crate::srs::Srs;
 
 /// The settings a plan depends on, as they are now, for circuits shaped like `first` (where the

@@ -41,7 +41,7 @@ fn fp_is_zero(x: &blst_fp) -> bool {
 }
 
 impl G1Xyzz {
-    pub fn to_projective(&self) -> G1Projective {
+    pub fn to_projective(self) -> G1Projective {
         if fp_is_zero(&self.zz) {
             return G1Projective::identity();
         }
@@ -59,7 +59,7 @@ impl G1Xyzz {
 }
 
 impl G2Xyzz {
-    pub fn to_projective(&self) -> G2Projective {
+    pub fn to_projective(self) -> G2Projective {
         if self.zz.fp.iter().all(fp_is_zero) {
             return G2Projective::identity();
         }

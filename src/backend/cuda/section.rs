@@ -10,17 +10,17 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use blst::blst_scalar;
 use blstrs::{G1Projective, G2Projective, Scalar};
 
-use super::device::{grow, DeviceState};
+use super::device::{grow, DeviceState, Scratch};
 use super::h;
-use super::kernels::{self, Curve, MsmArgs, MsmStrategy};
+use super::kernels::{self, CosetTable, Curve, MsmArgs, MsmStrategy, NttTable};
 use super::points::{scalar_bytes, G1Xyzz, G2Xyzz};
 use super::resident::{self, DeviceSrs};
-use super::runtime::Event;
+use super::runtime::{DeviceBuffer, Event, Stream};
 use super::staging::Staged;
 use crate::assignment::Witness;
 use crate::backend::DeviceResults;
 use crate::error::Result;
-use crate::prover::split::{CircuitSplit, QuerySplit};
+use crate::split::{CircuitSplit, QuerySplit};
 use crate::srs::Srs;
 use crate::telemetry::ProofTimings;
 
@@ -96,6 +96,10 @@ impl<'a> Inputs<'a> {
     }
 }
 
+/// The section's stages, in order: place the SRS on the device, prepare H, upload the
+/// circuit's inputs (copy stream); then on the compute stream, with a timing mark after each:
+/// the batch additions, H, the G1 tail MSMs, the G2 tail MSM; last, download and assemble the
+/// results.
 fn run(
     state: &mut DeviceState,
     srs: &Srs,
@@ -104,20 +108,108 @@ fn run(
     timings: &mut ProofTimings,
 ) -> Result<DeviceResults> {
     let n = srs.h.len() + 1;
-    let queries: [&QuerySplit; 3] = [&split.l, &split.a, &split.b];
     // The G2 tail MSM runs here unless the host moved it to the CPU (after the lock) and the
     // tail is small.
     let g2_tail_here =
         crate::settings::g2_tail_on_gpu_for(split.b.tail_points.len(), split.b.len());
-    let mut ws_bytes = workspace_bytes(n, split, srs, g2_tail_here);
+    let ws_bytes = workspace_bytes(n, split, srs, g2_tail_here);
+    let working = 3 * n * 32 + ws_bytes + staging_bytes(split) + RESULT_BYTES;
 
-    // The SRS on the device: the resident copy, a new resident copy, or one for this proof only.
+    let Placed {
+        this_proof_only,
+        ready: srs_ready,
+        uploads,
+        h2d_bytes: srs_h2d_bytes,
+    } = place_srs(state, srs, working)?;
+    let ws_bytes = if n > 1 {
+        prepare_h(state, srs, n, ws_bytes, working)?
+    } else {
+        ws_bytes
+    };
+    let DeviceState {
+        compute,
+        copy,
+        table,
+        coset,
+        abc,
+        scratch,
+        srs: resident_srs,
+        ..
+    } = state;
+    let dsrs: &DeviceSrs = match &this_proof_only {
+        Some(d) => d,
+        None => resident_srs.as_ref().expect("made resident above"),
+    };
+    let arrived = upload_inputs(copy, abc, scratch, inputs, n, &uploads.1)?;
+    let out = Outputs::new(scratch, ws_bytes)?;
+
+    let marks = [
+        Event::timing()?,
+        Event::timing()?,
+        Event::timing()?,
+        Event::timing()?,
+        Event::timing()?,
+    ];
+    compute.wait(&srs_ready)?;
+    marks[0].record(compute)?;
+    batch_additions(compute, scratch, dsrs, split, out, &arrived.bitmaps)?;
+    marks[1].record(compute)?;
+    let h_args = h_msm(
+        compute,
+        table,
+        coset,
+        abc,
+        inputs,
+        n,
+        &arrived.abc,
+        dsrs,
+        out,
+    )?;
+    marks[2].record(compute)?;
+    // Tests only: a panic with the uploads and the H stage in flight.
+    crate::fault::panic_point();
+    let last_args = g1_tail_msms(compute, scratch, dsrs, split, h_args, out, &arrived.all)?;
+    marks[3].record(compute)?;
+    if g2_tail_here {
+        g2_tail_msm(compute, scratch, dsrs, split, &last_args, out)?;
+    }
+    marks[4].record(compute)?;
+
+    let host = download_results(compute, scratch)?;
+    drop(this_proof_only);
+
+    timings.h2d_busy_ms += uploads.1.elapsed_ms(&uploads.0)?;
+    timings.h2d_bytes += (srs_h2d_bytes + arrived.h2d_bytes) as u64;
+    timings.batch_add_ms += marks[1].elapsed_ms(&marks[0])?;
+    timings.ntt_msm_h_ms += marks[2].elapsed_ms(&marks[1])?;
+    timings.tail_msm_ms += marks[3].elapsed_ms(&marks[2])?;
+    if g2_tail_here {
+        timings.b_g2_msm_ms += marks[4].elapsed_ms(&marks[3])?;
+    }
+    Ok(assemble(&host, g2_tail_here))
+}
+
+/// The SRS on the device for one proof (see [`place_srs`]).
+struct Placed {
+    /// A copy for this proof only, when the SRS does not stay resident.
+    this_proof_only: Option<DeviceSrs>,
+    /// Recorded on the copy stream once the SRS is on the device.
+    ready: Event,
+    /// Every upload of the section runs back to back on the copy stream, between these two
+    /// (the second is recorded by [`upload_inputs`]).
+    uploads: (Event, Event),
+    /// Bytes of the SRS uploaded.
+    h2d_bytes: usize,
+}
+
+/// The SRS on the device: the resident copy, a new resident copy, or one for this proof only,
+/// once the device can take what this proof adds to what it holds.
+fn place_srs(state: &mut DeviceState, srs: &Srs, working: usize) -> Result<Placed> {
     if state.srs.as_ref().is_some_and(|d| d.is_orphaned()) {
         state.srs = None;
     }
     let srs_ready = Event::new()?;
     let mut this_proof_only = None;
-    let working = 3 * n * 32 + ws_bytes + staging_bytes(split) + RESULT_BYTES;
     let srs_here = state.srs.as_ref().is_some_and(|d| d.is_for(srs));
     if !srs_here {
         // Another SRS's resident copy goes first: two would rarely fit side by side. So does
@@ -150,45 +242,65 @@ fn run(
     } else {
         srs_ready.record(&state.copy)?;
     }
-    if n > 1 {
-        make_h_copies(state, srs, n, ws_bytes, working)?;
-        if let Some(d) = state
-            .srs
-            .as_ref()
-            .filter(|d| d.is_for(srs) && d.h_copies > 1)
-        {
-            ws_bytes = ws_bytes.max(kernels::msm_workspace_size(
-                Curve::G1,
-                n - 1,
-                MsmStrategy::Slices,
-                d.h_window,
-                d.h_copies,
-            ));
-        }
-    }
+    Ok(Placed {
+        this_proof_only,
+        ready: srs_ready,
+        uploads,
+        h2d_bytes,
+    })
+}
 
-    if n > 1 {
-        h::prepare(state, n, working)?;
+/// Prepares H over a domain of `n > 1`: the H query's copies where they fit (widening the
+/// workspace for their MSM), then the NTT tables. Returns the workspace bytes.
+fn prepare_h(
+    state: &mut DeviceState,
+    srs: &Srs,
+    n: usize,
+    mut ws_bytes: usize,
+    working: usize,
+) -> Result<usize> {
+    make_h_copies(state, srs, n, ws_bytes, working)?;
+    if let Some(d) = state
+        .srs
+        .as_ref()
+        .filter(|d| d.is_for(srs) && d.h_copies > 1)
+    {
+        ws_bytes = ws_bytes.max(kernels::msm_workspace_size(
+            Curve::G1,
+            n - 1,
+            MsmStrategy::Slices,
+            d.h_window,
+            d.h_copies,
+        ));
     }
-    let DeviceState {
-        compute,
-        copy,
-        table,
-        coset,
-        abc,
-        scratch,
-        srs: resident_srs,
-        ..
-    } = state;
-    let dsrs: &DeviceSrs = match &this_proof_only {
-        Some(d) => d,
-        None => resident_srs.as_ref().expect("made resident above"),
-    };
+    h::prepare(state, n, working)?;
+    Ok(ws_bytes)
+}
 
-    // Uploads, in the order the compute stream needs them: the bitmaps (a few MB) first, so
-    // the batch additions run while a, b, c arrive (at 2^27 a alone takes ~80 ms at PCIe
-    // speed, which the H step used to wait for with the SMs idle), then a, b, c, then the
-    // tails' indices and scalars.
+/// The copy-stream events the compute stream waits on (see [`upload_inputs`]).
+struct Arrived {
+    /// The ones bitmaps.
+    bitmaps: Event,
+    /// `a`, `b`, `c`, one each.
+    abc: [Event; 3],
+    /// Every input, the tails last.
+    all: Event,
+    /// Bytes of the inputs uploaded.
+    h2d_bytes: usize,
+}
+
+/// Uploads, in the order the compute stream needs them: the bitmaps (a few MB) first, so the
+/// batch additions run while a, b, c arrive (at 2^27 a alone takes ~80 ms at PCIe speed, which
+/// the H step used to wait for with the SMs idle), then a, b, c, then the tails' indices and
+/// scalars. Records `uploads_done` after the last.
+fn upload_inputs(
+    copy: &Stream,
+    abc: &mut [DeviceBuffer<Scalar>],
+    scratch: &mut Scratch,
+    inputs: &Inputs,
+    n: usize,
+    uploads_done: &Event,
+) -> Result<Arrived> {
     for (i, &(words, _, _)) in inputs.queries.iter().enumerate() {
         grow(&mut scratch.bitmaps[i], words.len())?.upload_async(words, copy)?;
     }
@@ -206,10 +318,10 @@ fn run(
         grow(&mut scratch.tail_scalars[i], tail_scalars.len())?
             .upload_async(scalar_bytes(tail_scalars), copy)?;
     }
-    uploads.1.record(copy)?;
+    uploads_done.record(copy)?;
     let staged = Event::new()?;
     staged.record(copy)?;
-    h2d_bytes += inputs
+    let mut h2d_bytes = inputs
         .queries
         .iter()
         .map(|(w, i, s)| size_of_val(*w) + size_of_val(*i) + size_of_val(*s))
@@ -217,33 +329,59 @@ fn run(
     if n > 1 {
         h2d_bytes += inputs.abc.iter().map(|v| size_of_val(*v)).sum::<usize>();
     }
+    Ok(Arrived {
+        bitmaps: bits_ready,
+        abc: arrived,
+        all: staged,
+        h2d_bytes,
+    })
+}
 
-    let ws = grow(&mut scratch.workspace, ws_bytes)?;
-    let (ws_ptr, ws_len) = (ws.as_mut_ptr(), ws.len());
-    let results_ptr = grow(&mut scratch.results, RESULT_BYTES)?.as_mut_ptr();
-    let slot = |i: usize| -> *mut c_void {
+/// Where the section's kernels write: one workspace for every MSM and batch addition (they
+/// run one after another) and the result slots.
+#[derive(Clone, Copy)]
+struct Outputs {
+    ws_ptr: *mut c_void,
+    ws_len: usize,
+    results_ptr: *mut c_void,
+}
+
+impl Outputs {
+    fn new(scratch: &mut Scratch, ws_bytes: usize) -> Result<Outputs> {
+        let ws = grow(&mut scratch.workspace, ws_bytes)?;
+        let (ws_ptr, ws_len) = (ws.as_mut_ptr(), ws.len());
+        let results_ptr = grow(&mut scratch.results, RESULT_BYTES)?.as_mut_ptr();
+        Ok(Outputs {
+            ws_ptr,
+            ws_len,
+            results_ptr,
+        })
+    }
+
+    /// Result slot `i`: G1 points first, then G2.
+    fn slot(&self, i: usize) -> *mut c_void {
         let offset = if i < G1_SLOTS {
             i * size_of::<G1Xyzz>()
         } else {
             G1_SLOTS * size_of::<G1Xyzz>() + (i - G1_SLOTS) * size_of::<G2Xyzz>()
         };
         // SAFETY: every slot lies inside the RESULT_BYTES buffer.
-        unsafe { results_ptr.cast::<u8>().add(offset).cast() }
-    };
+        unsafe { self.results_ptr.cast::<u8>().add(offset).cast() }
+    }
+}
 
-    let marks = [
-        Event::timing()?,
-        Event::timing()?,
-        Event::timing()?,
-        Event::timing()?,
-        Event::timing()?,
-    ];
-    compute.wait(&srs_ready)?;
-    marks[0].record(compute)?;
-
+/// Batch additions of the ones (L, A, B over G1, B over G2), while a, b, c upload.
+fn batch_additions(
+    compute: &Stream,
+    scratch: &Scratch,
+    dsrs: &DeviceSrs,
+    split: &CircuitSplit,
+    out: Outputs,
+    bitmaps_arrived: &Event,
+) -> Result<()> {
+    let queries: [&QuerySplit; 3] = [&split.l, &split.a, &split.b];
     let g1_points = [&dsrs.l, &dsrs.a, &dsrs.b_g1];
-    // Batch additions of the ones, while a, b, c upload.
-    compute.wait(&bits_ready)?;
+    compute.wait(bitmaps_arrived)?;
     for (i, q) in queries.iter().enumerate() {
         let bits = scratch.bitmaps[i].as_ref().expect("grown above");
         // SAFETY: device buffers sized as the launchers require (the workspace for the largest
@@ -254,9 +392,9 @@ fn run(
                 g1_points[i].as_ptr(),
                 q.ones.len.min(g1_points[i].len()),
                 bits.as_ptr().cast(),
-                ws_ptr,
-                ws_len,
-                slot(1 + i),
+                out.ws_ptr,
+                out.ws_len,
+                out.slot(1 + i),
                 compute,
             )?
         };
@@ -269,16 +407,29 @@ fn run(
             dsrs.b_g2.as_ptr(),
             split.b.ones.len.min(dsrs.b_g2.len()),
             b_bits.as_ptr().cast(),
-            ws_ptr,
-            ws_len,
-            slot(G1_SLOTS),
+            out.ws_ptr,
+            out.ws_len,
+            out.slot(G1_SLOTS),
             compute,
         )?
     };
-    marks[1].record(compute)?;
+    Ok(())
+}
 
-    // H: the transform leaves h (Montgomery form, bit-reversed order) in abc[0]; its MSM reads
-    // it in place.
+/// H: the transform leaves h (Montgomery form, bit-reversed order) in abc[0] as a, b, c
+/// arrive; its MSM reads it in place. Returns the MSM's arguments (the tails' base).
+#[allow(clippy::too_many_arguments)]
+fn h_msm(
+    compute: &Stream,
+    table: &Option<NttTable>,
+    coset: &[CosetTable],
+    abc: &mut [DeviceBuffer<Scalar>],
+    inputs: &Inputs,
+    n: usize,
+    abc_arrived: &[Event; 3],
+    dsrs: &DeviceSrs,
+    out: Outputs,
+) -> Result<MsmArgs> {
     let h_scalars = if n > 1 {
         h::transform_on(
             compute,
@@ -287,7 +438,7 @@ fn run(
             abc,
             inputs.abc.map(<[Scalar]>::len),
             n,
-            Some(&arrived),
+            Some(abc_arrived),
             h::Order::BitReversed,
         )?;
         abc[0].as_ptr()
@@ -296,7 +447,7 @@ fn run(
     };
     // Over the H query's precomputed copies where the resident SRS has them (the slices).
     let with_copies = dsrs.h_copies > 1;
-    let mut args = MsmArgs {
+    let args = MsmArgs {
         curve: Curve::G1,
         points: dsrs.h.as_ptr(),
         n_points: dsrs.h_len,
@@ -314,18 +465,30 @@ fn run(
         // n - 1 (coefficient n - 1, outside the query) is the one the n - 1 scalars leave out.
         bit_reversed: n.trailing_zeros(),
         copies: dsrs.h_copies,
-        workspace: ws_ptr,
-        workspace_bytes: ws_len,
-        result: slot(0),
+        workspace: out.ws_ptr,
+        workspace_bytes: out.ws_len,
+        result: out.slot(0),
     };
-    // SAFETY: as above.
+    // SAFETY: as in `batch_additions`.
     unsafe { kernels::msm(&args, compute)? };
-    marks[2].record(compute)?;
-    // Tests only: a panic with the uploads and the H stage in flight.
-    crate::fault::panic_point();
+    Ok(args)
+}
 
-    // Tail MSMs.
-    compute.wait(&staged)?;
+/// The G1 tail MSMs of L, A, B, once their indices and scalars are on the device. Returns the
+/// last one's arguments (the G2 tail's base).
+fn g1_tail_msms(
+    compute: &Stream,
+    scratch: &Scratch,
+    dsrs: &DeviceSrs,
+    split: &CircuitSplit,
+    h_args: MsmArgs,
+    out: Outputs,
+    staged: &Event,
+) -> Result<MsmArgs> {
+    let queries: [&QuerySplit; 3] = [&split.l, &split.a, &split.b];
+    let g1_points = [&dsrs.l, &dsrs.a, &dsrs.b_g1];
+    compute.wait(staged)?;
+    let mut args = h_args;
     for (i, q) in queries.iter().enumerate() {
         args = tail_args(
             Curve::G1,
@@ -335,28 +498,40 @@ fn run(
             i,
             q,
             &args,
-            slot(4 + i),
+            out.slot(4 + i),
         );
-        // SAFETY: as above.
+        // SAFETY: as in `batch_additions`.
         unsafe { kernels::msm(&args, compute)? };
     }
-    marks[3].record(compute)?;
-    if g2_tail_here {
-        args = tail_args(
-            Curve::G2,
-            dsrs.b_g2.as_ptr(),
-            dsrs.b_g2.len(),
-            scratch,
-            2,
-            &split.b,
-            &args,
-            slot(G1_SLOTS + 1),
-        );
-        // SAFETY: as above.
-        unsafe { kernels::msm(&args, compute)? };
-    }
-    marks[4].record(compute)?;
+    Ok(args)
+}
 
+/// The G2 tail MSM of B.
+fn g2_tail_msm(
+    compute: &Stream,
+    scratch: &Scratch,
+    dsrs: &DeviceSrs,
+    split: &CircuitSplit,
+    base: &MsmArgs,
+    out: Outputs,
+) -> Result<()> {
+    let args = tail_args(
+        Curve::G2,
+        dsrs.b_g2.as_ptr(),
+        dsrs.b_g2.len(),
+        scratch,
+        2,
+        &split.b,
+        base,
+        out.slot(G1_SLOTS + 1),
+    );
+    // SAFETY: as in `batch_additions`.
+    unsafe { kernels::msm(&args, compute)? };
+    Ok(())
+}
+
+/// Downloads the result slots and waits for the section to end.
+fn download_results(compute: &Stream, scratch: &Scratch) -> Result<Vec<u8>> {
     let mut host = vec![0u8; RESULT_BYTES];
     scratch
         .results
@@ -364,17 +539,11 @@ fn run(
         .expect("grown above")
         .download_async(&mut host[..], compute)?;
     compute.synchronize()?;
-    drop(this_proof_only);
+    Ok(host)
+}
 
-    timings.h2d_busy_ms += uploads.1.elapsed_ms(&uploads.0)?;
-    timings.h2d_bytes += h2d_bytes as u64;
-    timings.batch_add_ms += marks[1].elapsed_ms(&marks[0])?;
-    timings.ntt_msm_h_ms += marks[2].elapsed_ms(&marks[1])?;
-    timings.tail_msm_ms += marks[3].elapsed_ms(&marks[2])?;
-    if g2_tail_here {
-        timings.b_g2_msm_ms += marks[4].elapsed_ms(&marks[3])?;
-    }
-
+/// The section's results from the downloaded slots: each query's ones plus its tail.
+fn assemble(host: &[u8], g2_tail_here: bool) -> DeviceResults {
     let g1 = |i: usize| -> G1Projective {
         // SAFETY: the buffer holds RESULT_BYTES written by the kernels; read unaligned.
         let p: G1Xyzz = unsafe { std::ptr::read_unaligned(host.as_ptr().cast::<G1Xyzz>().add(i)) };
@@ -386,14 +555,14 @@ fn run(
         let p: G2Xyzz = unsafe { std::ptr::read_unaligned(host.as_ptr().add(at).cast::<G2Xyzz>()) };
         p.to_projective()
     };
-    Ok(DeviceResults {
+    DeviceResults {
         h: g1(0),
         l: g1(1) + g1(4),
         a: g1(2) + g1(5),
         b_g1: g1(3) + g1(6),
         b_g2: if g2_tail_here { g2(0) + g2(1) } else { g2(0) },
         b_g2_tail_done: g2_tail_here,
-    })
+    }
 }
 
 /// The MSM arguments of query `i`'s tail, reusing `base`'s workspace.
@@ -402,7 +571,7 @@ fn tail_args(
     curve: Curve,
     points: *const c_void,
     n_points: usize,
-    scratch: &super::device::Scratch,
+    scratch: &Scratch,
     i: usize,
     q: &QuerySplit,
     base: &MsmArgs,

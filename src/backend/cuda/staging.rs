@@ -13,10 +13,12 @@ use blstrs::Scalar;
 use parking_lot::Mutex;
 use rayon::prelude::*;
 
-use super::runtime::HostBuffer;
+use super::runtime::{self, HostBuffer};
 use crate::assignment::Witness;
+use crate::backend::page_locker;
 use crate::error::Result;
-use crate::prover::split::CircuitSplit;
+use crate::page_locked::{self, PageLocker};
+use crate::split::CircuitSplit;
 
 /// Buffers not in use, kept for the next proofs (as many as proofs were staged at once).
 static FREE: Mutex<Vec<HostBuffer>> = Mutex::new(Vec::new());
@@ -72,6 +74,23 @@ pub struct Staged {
     tail_scalars: [Range<usize>; 3],
 }
 
+/// The CUDA runtime's page-locked host memory, for [`crate::pinned`].
+pub struct CudaPageLocker;
+
+impl PageLocker for CudaPageLocker {
+    fn alloc(&self, bytes: usize) -> Result<*mut u8> {
+        HostBuffer::new(bytes).map(|b| b.into_raw())
+    }
+
+    unsafe fn free(&self, ptr: *mut u8) {
+        runtime::host_free(ptr)
+    }
+
+    fn is_page_locked(&self, data: &[std::mem::MaybeUninit<u8>]) -> bool {
+        runtime::is_page_locked(data)
+    }
+}
+
 /// Segments start on 64-byte boundaries.
 fn place(at: &mut usize, bytes: usize) -> Range<usize> {
     let start = at.next_multiple_of(64);
@@ -81,7 +100,7 @@ fn place(at: &mut usize, bytes: usize) -> Range<usize> {
 
 /// Which of `w`'s `a, b, c` need a staging copy (those not already page-locked).
 fn abc_to_stage(w: &Witness) -> [bool; 3] {
-    [w.a, w.b, w.c].map(|v| !v.is_empty() && !crate::pinned::is_page_locked(v))
+    [w.a, w.b, w.c].map(|v| !v.is_empty() && !page_locked::is_page_locked(v, page_locker))
 }
 
 /// The staging bytes circuit `w` with `split` needs (what [`Staged::new`] will take).

@@ -30,7 +30,7 @@ use crate::backend::streaming::{
 };
 use crate::backend::{CircuitPrep, DeviceGroup, DeviceResults};
 use crate::error::{Error, Result};
-use crate::prover::split::CircuitSplit;
+use crate::split::CircuitSplit;
 use crate::srs::Srs;
 use crate::telemetry::ProofTimings;
 

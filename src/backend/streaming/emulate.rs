@@ -16,7 +16,7 @@ use crate::backend::cpu::fft::{scale_by_powers, Domain};
 use crate::backend::cpu::CpuBackend;
 use crate::backend::kernel_sizes::Curve;
 use crate::backend::Backend;
-use crate::prover::split::{CircuitSplit, OnesBitmap};
+use crate::split::{CircuitSplit, OnesBitmap};
 use crate::srs::Srs;
 
 /// The host memory the uploads read.
@@ -402,7 +402,7 @@ impl Machine<'_> {
     }
 }
 
-fn split_of(s: &CircuitSplit, i: usize) -> &crate::prover::split::QuerySplit {
+fn split_of(s: &CircuitSplit, i: usize) -> &crate::split::QuerySplit {
     [&s.l, &s.a, &s.b][i]
 }
 

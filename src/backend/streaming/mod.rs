@@ -26,7 +26,7 @@ use super::kernel_sizes::Curve;
 use super::memory_plan::{
     chunk_for, ArenaLayout, MemoryPlan, PlanKind, ProofShape, Query, QuerySet,
 };
-use crate::prover::split::QuerySplit;
+use crate::split::QuerySplit;
 
 /// The streams of a device section. Points stream on their own so that they run ahead of the
 /// kernels by whole chunks while the per-circuit slices keep pace with them.

@@ -15,7 +15,7 @@ use crate::assignment::{Density, Witness};
 use crate::backend::cpu::CpuBackend;
 use crate::backend::memory_plan::{arena_layout, PlanRequest, Residency};
 use crate::backend::Backend;
-use crate::prover::split::{split_circuit, CircuitSplit};
+use crate::split::{split_circuit, CircuitSplit};
 use crate::srs::{HostPins, Srs, SrsData, VerifyingKey};
 use crate::telemetry::ProofTimings;
 use std::ops::Range;

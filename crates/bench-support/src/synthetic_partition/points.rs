@@ -16,11 +16,13 @@
 use std::time::Instant;
 
 use blst::*;
+use groth16_c2::srs::{Srs, SrsData, VerifyingKey};
+use groth16_c2::testing::curve::{
+    g1_affine_from_blst, g1_vec_from_blst, g2_affine_from_blst, g2_vec_from_blst,
+};
 use rand::RngCore;
 
 use super::{chunk_rng, par_collect, SyntheticPartition, VALUES_PER_CHUNK};
-use crate::curve::{g1_affine_from_blst, g1_vec_from_blst, g2_affine_from_blst, g2_vec_from_blst};
-use crate::srs::{Srs, SrsData, VerifyingKey};
 
 /// Lanes walked side by side: one inversion (~1.8 µs) is shared by this many points.
 const LANES: usize = 128;
@@ -316,7 +318,7 @@ mod tests {
         );
         let affine = |k: Scalar| -> blst_p1_affine {
             let p: G1Affine = (g * k).to_affine();
-            crate::curve::g1_affine_as_blst(std::slice::from_ref(&p))[0]
+            groth16_c2::testing::curve::g1_affine_as_blst(std::slice::from_ref(&p))[0]
         };
         let lanes = 5;
         let walk = Walk::<G1>::new(G1::chain(&affine(s), &affine(d), lanes), affine(q));

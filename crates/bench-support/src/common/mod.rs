@@ -1,6 +1,5 @@
 //! Code the examples share: a tiny flag parser, the on-disk params cache for the synthetic
 //! PoRep-shaped circuit, and safe wrappers around the C ABI calls they make.
-#![allow(dead_code)] // each example uses a different part
 
 use std::ffi::{CStr, CString};
 use std::io::BufWriter;
@@ -11,10 +10,11 @@ use std::time::{Duration, Instant};
 
 use blstrs::Bls12;
 use groth16_c2::ffi::{CError, SrsHandle};
-use groth16_c2::synthetic::PorepShapedCircuit;
 use groth16_c2::{Assignment, Proof};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
+
+use crate::synthetic::PorepShapedCircuit;
 
 pub mod setup;
 
@@ -246,7 +246,8 @@ impl Drop for CSrs {
 }
 
 /// `generate_groth16_proofs_c` in whichever form this build exports (the `cuzk-abi` feature
-/// adds Curio's `gpu_lock, gpu_index`; NULL and -1 mean the library's lock, any GPU).
+/// adds Curio's `gpu_lock, gpu_index`; NULL and -1 mean the library's lock, any GPU: see
+/// `groth16_c2::testing::generate_groth16_proofs_c`).
 pub fn generate_c(
     srs: &CSrs,
     assignments: &[Assignment],
@@ -258,28 +259,14 @@ pub fn generate_c(
     let mut proofs: Vec<Proof> = vec![unsafe { std::mem::zeroed() }; assignments.len()];
     let (p, n) = (assignments.as_ptr(), assignments.len());
     // SAFETY: every array holds n elements and the assignments point into live witnesses.
-    #[cfg(not(feature = "cuzk-abi"))]
     let e = unsafe {
-        groth16_c2::ffi::generate_groth16_proofs_c(
+        groth16_c2::testing::generate_groth16_proofs_c(
             p,
             n,
             r.as_ptr(),
             s.as_ptr(),
             proofs.as_mut_ptr(),
             &srs.0,
-        )
-    };
-    #[cfg(feature = "cuzk-abi")]
-    let e = unsafe {
-        groth16_c2::ffi::generate_groth16_proofs_c(
-            p,
-            n,
-            r.as_ptr(),
-            s.as_ptr(),
-            proofs.as_mut_ptr(),
-            &srs.0,
-            std::ptr::null_mut(),
-            -1,
         )
     };
     take_error(e)?;

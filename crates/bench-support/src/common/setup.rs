@@ -14,7 +14,7 @@ use bellpepper_core::{
 use bellperson::groth16::{Parameters, VerifyingKey};
 use blstrs::{Bls12, G1Projective, G2Projective, Scalar};
 use ff::{BatchInvert, Field, PrimeField};
-use groth16_c2::backend::cpu::fft::scale_by_powers;
+use groth16_c2::testing::cpu::fft::scale_by_powers;
 use group::prime::{PrimeCurve, PrimeCurveAffine};
 use group::{Curve, Group};
 use rand_core::RngCore;

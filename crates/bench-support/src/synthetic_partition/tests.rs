@@ -2,9 +2,10 @@ use std::collections::HashSet;
 
 use blstrs::{G1Affine, G2Affine, Scalar};
 use ff::Field;
+use groth16_c2::srs::{LoadOptions, Srs};
+use groth16_c2::testing::{check_assignment_sizes, check_witness};
 
 use super::*;
-use crate::srs::{LoadOptions, Srs};
 
 fn partition(log_n: u32) -> SyntheticPartition {
     SyntheticPartition::generate(&PartitionShape::porep(log_n))
@@ -138,12 +139,12 @@ fn generation_is_deterministic_and_independent_of_threads() {
 fn witness_and_assignment_fit_the_srs() {
     let p = partition(10);
     let srs = synthetic_srs(&p);
-    p.witness().check_against(&srs, 0).unwrap();
+    check_witness(&p.witness(), &srs, 0).unwrap();
     let assignment = p.assignment();
-    assignment.check_sizes(&srs, 0).unwrap();
+    check_assignment_sizes(&assignment, &srs, 0).unwrap();
     // SAFETY: the assignment points into `p`, which is alive.
     let view = unsafe { assignment.view(0) }.unwrap();
-    view.check_against(&srs, 0).unwrap();
+    check_witness(&view, &srs, 0).unwrap();
     assert_eq!(srs.h.len(), (1 << 10) - 1);
     assert_eq!(srs.vk.ic.len(), 328);
 }
@@ -208,7 +209,7 @@ fn params_file_round_trip() {
     assert_eq!(srs.a, loaded.a);
     assert_eq!(srs.b_g1, loaded.b_g1);
     assert_eq!(srs.b_g2, loaded.b_g2);
-    p.witness().check_against(&loaded, 0).unwrap();
+    check_witness(&p.witness(), &loaded, 0).unwrap();
 }
 
 #[test]
@@ -226,12 +227,12 @@ fn a_batch_of_partitions_proves_on_one_srs() {
     let witnesses: Vec<_> = parts.iter().map(|p| p.witness()).collect();
     let (r, s) = ([Scalar::from(3u64); 2], [Scalar::from(5u64); 2]);
     // A synthetic SRS is no trusted setup: its proofs cannot verify, so the check is off.
-    let unchecked = crate::ProveOptions {
+    let unchecked = groth16_c2::ProveOptions {
         verify: Some(false),
         ..Default::default()
     };
-    let prove = |w: &[crate::Witness], r: &[Scalar], s: &[Scalar]| {
-        crate::prover::start(&srs, w, r, s, unchecked).and_then(|p| p.finalize())
+    let prove = |w: &[groth16_c2::Witness], r: &[Scalar], s: &[Scalar]| {
+        groth16_c2::start(&srs, w, r, s, unchecked).and_then(|p| p.finalize())
     };
     let proofs = prove(&witnesses, &r, &s).unwrap();
     assert_eq!(proofs.len(), 2);
@@ -244,7 +245,7 @@ fn a_batch_of_partitions_proves_on_one_srs() {
 #[test]
 fn from_data_rejects_mismatched_b_queries() {
     let srs = synthetic_srs(&partition(10));
-    let data = crate::srs::SrsData {
+    let data = groth16_c2::srs::SrsData {
         host_pins: Default::default(),
         vk: srs.vk.clone(),
         h: srs.h.clone(),

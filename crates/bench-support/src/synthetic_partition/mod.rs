@@ -31,11 +31,11 @@ use std::mem::MaybeUninit;
 use blst::blst_fr;
 use blstrs::Scalar;
 use ff::Field;
+use groth16_c2::testing::count_ones;
+use groth16_c2::{Assignment, Density, Witness};
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
-
-use crate::assignment::{count_ones, Assignment, Density, Witness};
 
 pub use params::write_params;
 pub use points::synthetic_srs;

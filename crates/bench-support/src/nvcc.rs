@@ -1,5 +1,4 @@
 //! nvcc found exactly as build.rs finds it, so tests can say which build to expect.
-#![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 

@@ -6,17 +6,20 @@ use std::io::{BufWriter, Write};
 use std::path::Path;
 
 use blstrs::{G1Affine, G2Affine};
+use groth16_c2::srs::SrsData;
 use rayon::prelude::*;
 
-use crate::srs::{SrsData, G1_BYTES, G2_BYTES};
+/// Bytes of an uncompressed G1 and G2 point in a params file.
+const G1_BYTES: usize = 96;
+const G2_BYTES: usize = 192;
 
 /// Points encoded per write: bounds the buffer (24 MiB of G1) while every core encodes.
 const POINTS_PER_WRITE: usize = 1 << 18;
 
 /// Writes `srs` to `path` in bellperson's format: the verifying key, then `ic`, `h`, `l`, `a`,
 /// `b_g1` (each a big-endian u32 count and uncompressed G1 points), then `b_g2` (G2). The
-/// file loads back with [`Srs::load`](crate::Srs::load). It writes `path` in place: callers that
-/// cache files should write to a temporary name and rename.
+/// file loads back with [`Srs::load`](groth16_c2::Srs::load). It writes `path` in place:
+/// callers that cache files should write to a temporary name and rename.
 pub fn write_params(srs: &SrsData, path: &Path) -> std::io::Result<()> {
     let with_path =
         |e: std::io::Error| std::io::Error::new(e.kind(), format!("{}: {e}", path.display()));
