@@ -27,37 +27,19 @@
 #ifndef GROTH16_C2_MSM_CUH
 #define GROTH16_C2_MSM_CUH
 
+#include "config.cuh"
 #include "curve.cuh"
 #include "internal.cuh"
-#include "msm_affine.cuh"
 
 #include <type_traits>
-#if defined(__CUDACC__) && defined(G16_MSM_SORTED_SCATTER)
-#include <cub/device/device_radix_sort.cuh>
-#endif
 
 namespace g16 {
 
-// How a pass's buckets are summed (g16_msm's `strategy`): slices of XYZZ mixed additions, or
-// rounds of affine additions sharing their inversions (msm_affine.cuh; G1 only). Auto takes the
-// slices: on the H100 the rounds took 1.10x their time at 2^24 and 1.15-1.23x at 2^26-2^27
-// (gpu_bench --msm-strategy slices,affine). kMsmAffineTestChunks runs the rounds
-// over chunks of kBaTestChunk scalars, so that tests reach at small sizes the accumulation
-// across chunks that real MSMs only reach above kBaMaxEntries.
+// How a pass's buckets are summed (g16_msm's `strategy`): slices of XYZZ mixed additions.
 // kMsmSlicesTestBinned runs the slices with the binned scatter at every size, over sub-chunks
 // of kBinnedTestScalars (or more) scalars, so that tests reach at small sizes what passes of
 // 2^24+ entries do.
-enum msm_strategy : int {
-  kMsmAuto = 0,
-  kMsmSlices = 1,
-  kMsmAffine = 2,
-  kMsmAffineTestChunks = 3,
-  kMsmSlicesTestBinned = 4
-};
-constexpr size_t kBaTestChunk = 4096;
-// Entries per pass and chunk of the batch-affine rounds: their two buffers of affine sums take
-// about 72 bytes per entry (4.8 GB at 2^26).
-constexpr size_t kBaMaxEntries = size_t(1) << 26;
+enum msm_strategy : int { kMsmAuto = 0, kMsmSlices = 1, kMsmSlicesTestBinned = 2 };
 
 // Sizes of one MSM, chosen from n and the strategy alone so that sizing and launching agree.
 struct msm_plan {
@@ -113,20 +95,7 @@ constexpr size_t kBinnedTestScalars = 1000;
 constexpr size_t kBinnedTestSubs = 64;
 // Windows per pass up to which the bin step keeps each digit's rank in shared memory.
 constexpr uint32_t kBinnedMaxWindows = 16;
-// G16_MSM_SORTED_SCATTER (a tuning switch): the binned scatter's two steps replaced by a radix
-// sort of each sub-chunk's (key, entry) pairs (CUB's, from the CCCL headers the CUDA toolkit
-// ships) and a copy of each key's sorted run to its slots, so no entry needs a returning
-// atomic. The sort's double buffers take 16 bytes per pair. Measured on the H200 (2026-12-04,
-// G1, ms, sorted against binned): plain 2^26 (4 windows of 2^19 per pass) 406.6 / 418.9, but
-// 22-bit windows over 12 copies 97.9 / 97.2 at 2^24 and 369.1 / 367.0 at 2^26, the shape the
-// H MSM runs; so not the default.
-#if defined(G16_MSM_SORTED_SCATTER)
-constexpr bool kSortedScatter = true;
-constexpr size_t kScatterPairBytes = 16;
-#else
-constexpr bool kSortedScatter = false;
 constexpr size_t kScatterPairBytes = 8;
-#endif
 // Two place steps without a returning global atomic per entry measured slower on the H200
 // (2026-12-04, G1, 22-bit windows over 12 copies, MSM time against this place step): one block
 // per bin with the bin's cursors in shared memory, 1.19-1.23x at 2^22-2^26 (every bin's entries
@@ -135,26 +104,13 @@ constexpr size_t kScatterPairBytes = 8;
 // entries), 1.03-1.04x at 2^22-2^27 (the pairs read twice). So the atomics are not what
 // holds the place step.
 
-// Window width from the size: log2(n) - 3 bits up to G16_MSM_MAX_WINDOW, and
+// Window width from the size (config.cuh): log2(n) - 3 bits up to G16_MSM_MAX_WINDOW, and
 // G16_MSM_WIDE_WINDOW bits from 2^G16_MSM_WIDE_FROM points up (0: never). Measured on the H100
 // (G1, slices, ms; gpu_bench --msm-window): 2^24 143.6 at 16 bits, 150.8 at 20; 2^26 548.9 at
 // 16, 501.9 at 20; 2^27 1105.2 at 16, 1091.1 at 18, 954.6 at 20, 1037.5 at 21, 1013.8 at 22.
 // 20 bits is the widest that keeps 13 windows (21 bits doubles the buckets for the same 13);
 // each bucket costs about nine additions (scan, segment sums), so 13 windows of 2^19 buckets
 // beat 16 of 2^15 once n is above about 2^24.2.
-#ifndef G16_MSM_MAX_WINDOW
-#define G16_MSM_MAX_WINDOW 16
-#endif
-#ifndef G16_MSM_WIDE_WINDOW
-#define G16_MSM_WIDE_WINDOW 20
-#endif
-#ifndef G16_MSM_WIDE_FROM
-#define G16_MSM_WIDE_FROM 25
-#endif
-static_assert(G16_MSM_MAX_WINDOW >= 4 && G16_MSM_MAX_WINDOW <= 24, "window bits out of range");
-static_assert(G16_MSM_WIDE_WINDOW == 0 ||
-                  (G16_MSM_WIDE_WINDOW >= 4 && G16_MSM_WIDE_WINDOW <= 24),
-              "window bits out of range");
 
 // Keys per pass up to which one block scans them (every default plan: 16 windows of 2^15).
 constexpr uint32_t kSingleBlockScanKeys = 1u << 19;
@@ -193,15 +149,13 @@ G16_HD uint32_t digit_entry(uint32_t point, uint32_t copy, size_t n_points, bool
   return idx | (neg ? kEntrySign : 0u);
 }
 
-// xyzz_bytes: sizeof(xyzz_t) of the curve; affine_bytes: sizeof(affine_t), or 0 where the
-// batch-affine rounds are not built (then the slices run). Returns false if n is too large.
+// xyzz_bytes: sizeof(xyzz_t) of the curve. Returns false if n is too large.
 // `code`: the strategy in bits 0-7, a forced window width in bits 8-15 (0: from n; 4..24),
 // in bits 16-20 the scalars' order: 0 natural, else bit-reversed over that many bits
 // (n <= 2^bits; the H step's h comes out of its last transform that way), and in bits 21-25
 // the precomputed copies m of the points (0 or 1: none; else 2..windows, slices only, with a
 // forced width: the copies were made for it).
-inline bool make_msm_plan(size_t n, size_t xyzz_bytes, size_t affine_bytes, int code,
-                          msm_plan* p) {
+inline bool make_msm_plan(size_t n, size_t xyzz_bytes, int code, msm_plan* p) {
   if (n == 0 || n >= (size_t(1) << 31) || code < 0) return false;
   const int strategy = code & 0xff;
   const uint32_t forced = (uint32_t(code) >> 8) & 0xff;
@@ -210,8 +164,7 @@ inline bool make_msm_plan(size_t n, size_t xyzz_bytes, size_t affine_bytes, int 
   if (strategy > kMsmSlicesTestBinned || (uint32_t(code) >> 26) != 0) return false;
   if (forced != 0 && (forced < 4 || forced > 24)) return false;
   if (copies == 0) copies = 1;
-  if (copies > 1 && (forced == 0 || strategy == kMsmAffine || strategy == kMsmAffineTestChunks))
-    return false;
+  if (copies > 1 && forced == 0) return false;
   if (bitrev_lg != 0 && n > (size_t(1) << bitrev_lg)) return false;
   p->bitrev_lg = bitrev_lg;
   const uint32_t lg = lg_floor(n);
@@ -226,30 +179,25 @@ inline bool make_msm_plan(size_t n, size_t xyzz_bytes, size_t affine_bytes, int 
   if (copies > p->windows) return false;
   p->copies = copies;
   p->groups = (p->windows + copies - 1) / copies;
-  p->affine = affine_bytes != 0 && (strategy == kMsmAffine || strategy == kMsmAffineTestChunks);
-  const size_t most = strategy == kMsmAffineTestChunks ? kBaTestChunk : kBaMaxEntries;
-  p->chunk = p->affine && n > most ? most : n;
-  // At most 2^28 entries (1 GiB) per pass for the slices, kBaMaxEntries for the rounds.
-  uint64_t per = (p->affine ? kBaMaxEntries : (uint64_t(1) << 28)) / p->chunk;
+  p->affine = 0;
+  p->chunk = n;
+  // At most 2^28 entries (1 GiB) per pass.
+  uint64_t per = (uint64_t(1) << 28) / p->chunk;
   // With copies, whole groups per pass (their windows share buckets).
   per = per / copies * copies;
   if (per < copies) per = copies;
   if (per > p->windows) per = p->windows;
-  // The binned scatter (see kScatterBins), for the slices' large passes: at most
-  // kBinnedMaxWindows windows per pass (whole groups). G16_MSM_DIRECT_SCATTER (a tuning
-  // switch) keeps the direct scatter but under kMsmSlicesTestBinned.
+  // The binned scatter (see kScatterBins), for large passes: at most kBinnedMaxWindows
+  // windows per pass (whole groups).
   const size_t pass_keys = size_t((per + copies - 1) / copies) * (size_t(1) << (c - 1));
-  bool binned = !p->affine && copies <= kBinnedMaxWindows &&
-                (strategy == kMsmSlicesTestBinned ||
-                 (n * per >= kBinnedFromEntries && pass_keys >= kBinnedFromKeys));
-#if defined(G16_MSM_DIRECT_SCATTER)
-  binned = binned && strategy == kMsmSlicesTestBinned;
-#endif
+  const bool binned = copies <= kBinnedMaxWindows &&
+                      (strategy == kMsmSlicesTestBinned ||
+                       (n * per >= kBinnedFromEntries && pass_keys >= kBinnedFromKeys));
   if (binned && per > kBinnedMaxWindows) per = kBinnedMaxWindows / copies * copies;
   p->per_pass = (uint32_t)per;
   p->max_entries = p->chunk * p->per_pass;
   if (p->max_entries >= (uint64_t(1) << 32)) return false;  // entry offsets are 32-bit
-  p->rounds = p->affine ? ba_rounds(p->chunk) : 0;
+  p->rounds = 0;
   // About 2^20 slices per pass: enough threads to fill the GPU several times over, and few
   // enough that the flushes (one per bucket boundary) and the head slots stay cheap.
   uint64_t t = p->max_entries >> 20;
@@ -257,13 +205,8 @@ inline bool make_msm_plan(size_t n, size_t xyzz_bytes, size_t affine_bytes, int 
   if (t > 256) t = 256;
   p->slice = (uint32_t)t;
   const size_t keys = size_t(pass_groups(*p, p->per_pass)) * p->buckets;
-  p->max_slices = p->affine ? 0 : (p->max_entries + p->slice - 1) / p->slice;
+  p->max_slices = (p->max_entries + p->slice - 1) / p->slice;
   p->ba_slots[0] = p->ba_slots[1] = 0;
-  size_t positions = p->max_entries;
-  for (uint32_t r = 0; r < p->rounds; r++) {
-    positions = ba_next_positions(positions, keys);
-    if (positions > p->ba_slots[r & 1]) p->ba_slots[r & 1] = positions;
-  }
   p->seg = p->buckets < 64 ? p->buckets : 64;
   const size_t segs = keys / p->seg;
   p->subs = 1;
@@ -298,29 +241,14 @@ inline bool make_msm_plan(size_t n, size_t xyzz_bytes, size_t affine_bytes, int 
   p->off_windows = off;      off = align_up(off + p->windows * xyzz_bytes);
   p->scan_chunks = (uint32_t)((keys + kScanChunk - 1) / kScanChunk);
   p->off_chunks = off;       off = align_up(off + (size_t(p->scan_chunks) + 1) * 4);
-  const size_t layouts = p->affine ? 2 : 0;
-  p->off_ba_off = off;       off = align_up(off + layouts * (keys + 1) * 4);
-  p->off_ba_cnt = off;       off = align_up(off + layouts * keys * 4);
-  p->off_ba_flags = off;     off = align_up(off + (p->affine ? p->rounds + 1 : 0) * 4);
-  for (int b = 0; b < 2; b++) {
-    p->off_ba_buf[b] = off;  off = align_up(off + p->ba_slots[b] * affine_bytes);
-  }
+  p->off_ba_off = p->off_ba_cnt = p->off_ba_flags = off;
+  p->off_ba_buf[0] = p->off_ba_buf[1] = off;
   p->off_pairs = off;        off = align_up(off + p->max_pairs * kScatterPairBytes);
-  // Per sub-chunk: each bin's pair count, then its cursor in the pairs (and the total); with
-  // G16_MSM_SORTED_SCATTER each key's first position in the sorted pairs instead.
-  p->off_bins = off;
-  off = align_up(off + (!binned                     ? 0
-                        : kSortedScatter ? (keys + 1) * 4
-                                         : p->subs * 2 * (p->bins + 1) * 4));
+  // Per sub-chunk: each bin's pair count, then its cursor in the pairs (and the total).
+  p->off_bins = off;         off = align_up(off + (binned ? p->subs * 2 * (p->bins + 1) * 4 : 0));
   p->off_sort_temp = off;
-  p->total = off;  // msm_sort_temp (CUDA) adds the sort's scratch space
+  p->total = off;
   return true;
-}
-
-// Key bits G16_MSM_SORTED_SCATTER's sort orders: the plan's keys, and the zero digits' key
-// (the number of keys) past them.
-G16_HD int msm_sort_end_bit(const msm_plan& p) {
-  return (int)lg_floor(size_t(pass_groups(p, p.per_pass)) * p.buckets) + 1;
 }
 
 // The accumulation's index logic, shared by the kernels and the host check
@@ -387,14 +315,12 @@ G16_HD uint32_t bucket_finish(const uint32_t* offsets, uint32_t k, uint32_t slic
 }
 
 // The plan of an accumulation over chunks of at most n_cap scalars (see msm_accumulate); false
-// where one cannot run: not the slices, precomputed copies, bit-reversed scalars, no forced
-// window (every chunk must take the same), or windows that need several passes. (The radix
-// sort's scratch of G16_MSM_SORTED_SCATTER is added by the callers.)
+// where one cannot run: precomputed copies, bit-reversed scalars, no forced window (every chunk
+// must take the same), or windows that need several passes.
 inline bool accumulate_plan(size_t n_cap, size_t xyzz_bytes, int strategy, msm_plan* p) {
-  if (!make_msm_plan(n_cap, xyzz_bytes, 0, strategy, p)) return false;
+  if (!make_msm_plan(n_cap, xyzz_bytes, strategy, p)) return false;
   const uint32_t forced = (uint32_t(strategy) >> 8) & 0xff;
-  return !p->affine && p->copies == 1 && p->bitrev_lg == 0 && forced != 0 &&
-         p->per_pass >= p->windows;
+  return p->copies == 1 && p->bitrev_lg == 0 && forced != 0 && p->per_pass >= p->windows;
 }
 
 // Where a slice's flushed sum of one bucket lands: the slice's head slot when the bucket began
@@ -418,10 +344,8 @@ inline uint32_t head_rounds(size_t n, uint32_t slice) {
 }
 
 // Workspace of a batch addition over n points: one partial sum per thread, twice (ping-pong).
-// 8 words (512 points) per thread: on the H200 3.5% faster than 4 at 2^24 and 2^26 points.
-#ifndef G16_BATCH_WORDS_PER_THREAD
-#define G16_BATCH_WORDS_PER_THREAD 8
-#endif
+// 8 words (512 points) per thread (config.cuh): on the H200 3.5% faster than 4 at 2^24 and
+// 2^26 points.
 constexpr uint32_t kBatchWordsPerThread = G16_BATCH_WORDS_PER_THREAD;
 inline size_t batch_add_partials(size_t n_points) {
   const size_t words = (n_points + 63) / 64;
@@ -464,13 +388,67 @@ size_t batch_add_workspace_size(size_t n_points) {
   return 2 * align_up(batch_add_partials(n_points) * sizeof(xyzz_t<F>));
 }
 
-// The batch-affine rounds are built for G1 (fp_t) only.
+#if defined(__CUDACC__)
+
+namespace ba_detail {
+
 template <class F>
-constexpr size_t ba_affine_bytes() {
-  return std::is_same<F, fp_t>::value ? sizeof(affine_t<F>) : 0;
+__device__ __forceinline__ F shfl_up(const F& x, uint32_t d) {
+  F r;
+  const uint32_t* s = reinterpret_cast<const uint32_t*>(&x);
+  uint32_t* t = reinterpret_cast<uint32_t*>(&r);
+#pragma unroll
+  for (int i = 0; i < (int)(sizeof(F) / 4); i++) t[i] = __shfl_up_sync(0xffffffffu, s[i], d);
+  return r;
+}
+template <class F>
+__device__ __forceinline__ F shfl_down(const F& x, uint32_t d) {
+  F r;
+  const uint32_t* s = reinterpret_cast<const uint32_t*>(&x);
+  uint32_t* t = reinterpret_cast<uint32_t*>(&r);
+#pragma unroll
+  for (int i = 0; i < (int)(sizeof(F) / 4); i++) t[i] = __shfl_down_sync(0xffffffffu, s[i], d);
+  return r;
+}
+template <class F>
+__device__ __forceinline__ F shfl_idx(const F& x, uint32_t lane) {
+  F r;
+  const uint32_t* s = reinterpret_cast<const uint32_t*>(&x);
+  uint32_t* t = reinterpret_cast<uint32_t*>(&r);
+#pragma unroll
+  for (int i = 0; i < (int)(sizeof(F) / 4); i++) t[i] = __shfl_sync(0xffffffffu, s[i], lane);
+  return r;
 }
 
-#if defined(__CUDACC__)
+// Out of line: one inversion per warp. The binary extended Euclidean algorithm, about a tenth
+// of Fermat's cost: every lane of the warp runs it on the same value, so its branches never
+// diverge.
+template <class F>
+__device__ __noinline__ F invert_cold(F x) {
+  return x.inverse_vartime();
+}
+
+// Each lane's v^-1 (every v nonzero; all 32 lanes call it): prefix and suffix products across
+// the lanes by shuffles, one inversion of the whole product, v^-1 = P_(l-1) S_(l+1) / total.
+template <class F>
+__device__ F warp_batch_inverse(const F& v) {
+  const uint32_t lane = threadIdx.x & 31;
+  F pre = v, suf = v;
+#pragma unroll 1
+  for (uint32_t d = 1; d < 32; d <<= 1) {
+    const F up = shfl_up(pre, d);
+    const F dn = shfl_down(suf, d);
+    if (lane >= d) pre = pre * up;
+    if (lane + d < 32) suf = suf * dn;
+  }
+  const F inv = invert_cold(shfl_idx(pre, 31));
+  F left = shfl_up(pre, 1), right = shfl_down(suf, 1);
+  if (lane == 0) left = F::one();
+  if (lane == 31) right = F::one();
+  return inv * left * right;
+}
+
+}  // namespace ba_detail
 
 namespace msm_detail {
 
@@ -618,13 +596,6 @@ inline void scan_counts(uint32_t* counts, uint32_t keys, uint32_t* offsets, uint
   chunk_apply_kernel<<<blocks, 256, 0, s>>>(counts, keys, chunks, chunk_e, offsets, subs, stride);
 }
 
-// The fill cursors after the scatter (each at its key's end) back to entry counts.
-static __global__ void cursors_to_counts_kernel(uint32_t* counts, const uint32_t* offsets,
-                                                uint32_t keys) {
-  const uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k < keys) counts[k] -= offsets[k];
-}
-
 // Scalar i's point is index[i], or without an index position k = base + i (base: the chunk's
 // first scalar), or bitrev(k) when the scalars are in bit-reversed order; in the copy of the
 // digit's window (see digit_entry).
@@ -735,53 +706,6 @@ static __global__ void place_kernel(const uint2* pairs, const uint32_t* total, s
   }
 }
 
-// G16_MSM_SORTED_SCATTER's steps (see kSortedScatter). 1: one thread per scalar of the
-// sub-chunk [lo, hi) writes its windows' (key, entry) pairs at (i - lo) * (w1 - w0) + w, the key
-// `keys` (past every bucket: sorted last, never placed) for a zero digit.
-static __global__ void pairs_kernel(const fr_t* scalars, bool montgomery, const uint32_t* index,
-                                    size_t n_points, uint32_t base, size_t lo, size_t hi,
-                                    msm_plan p, uint32_t w0, uint32_t w1, uint32_t keys,
-                                    uint32_t* key_out, uint32_t* entry_out) {
-  const size_t i = lo + size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= hi) return;
-  uint32_t s[8];
-  load_scalar(scalars, i, montgomery, s);
-  const uint32_t k = base + (uint32_t)i;
-  const uint32_t point = index ? __ldg(index + i)
-                         : p.bitrev_lg ? __brev(k) >> (32 - p.bitrev_lg)
-                                       : k;
-  const size_t at = (i - lo) * (w1 - w0);
-  for (uint32_t w = 0; w < w1 - w0; w++) key_out[at + w] = keys;
-  for_each_digit(s, p, w0, w1, [&](uint32_t w, uint32_t b, bool neg) {
-    key_out[at + w] = digit_key(p, w, b);
-    entry_out[at + w] = digit_entry(point, digit_copy(p, w), n_points, neg);
-  });
-}
-
-// 2: each key's first position in the sorted keys.
-static __global__ void first_of_key_kernel(const uint32_t* sorted, size_t items, uint32_t keys,
-                                           uint32_t* first) {
-  const size_t stride = size_t(gridDim.x) * blockDim.x;
-  for (size_t j = size_t(blockIdx.x) * blockDim.x + threadIdx.x; j < items; j += stride) {
-    const uint32_t k = sorted[j];
-    if (k < keys && (j == 0 || sorted[j - 1] != k)) first[k] = (uint32_t)j;
-  }
-}
-
-// 3: each sorted pair to its slot: its key's run in this sub-chunk starts at `start[key]` (the
-// sub-chunk's cursors, as the scan left them), and the pair is j - first[key] into it.
-static __global__ void place_sorted_kernel(const uint32_t* sorted_keys,
-                                           const uint32_t* sorted_entries, size_t items,
-                                           uint32_t keys, const uint32_t* first,
-                                           const uint32_t* start, uint32_t* entries) {
-  const size_t stride = size_t(gridDim.x) * blockDim.x;
-  for (size_t j = size_t(blockIdx.x) * blockDim.x + threadIdx.x; j < items; j += stride) {
-    const uint32_t k = sorted_keys[j];
-    if (k < keys) entries[start[k] + ((uint32_t)j - first[k])] = sorted_entries[j];
-  }
-}
-
-
 // The kernels below the accumulation (tree rounds, segment sums, window reductions, Horner) do
 // about a thousandth of the additions; they call one out-of-line copy of the general addition
 // and doubling instead of inlining a fresh copy at every call site, which keeps nvcc's time per
@@ -808,27 +732,11 @@ __device__ __noinline__ void mul_small_cold(xyzz_t<F>& acc, uint32_t k) {
 }
 
 // Thread t sums slice t of the sorted entries (see sum_slice), writing each flushed sum to the
-// slice's head slot or to its bucket. Three blocks per SM, as the per-bucket tasks had: left
-// alone, ptxas takes 180 registers (two blocks); at 168 it spills a few bytes, off the additions.
-#ifndef G16_SLICE_MIN_BLOCKS
-#define G16_SLICE_MIN_BLOCKS 3
-#endif
-// G2's additions hold twice the field elements: at 168 registers its slice kernel spills 1,540
-// bytes per thread (sm_90), at 255 (2 blocks) 184. G16_G2_SLICE_MIN_BLOCKS (a tuning switch)
-// sets its blocks per SM apart from G1's.
-#ifndef G16_G2_SLICE_MIN_BLOCKS
-#define G16_G2_SLICE_MIN_BLOCKS G16_SLICE_MIN_BLOCKS
-#endif
-// G16_MSM_LAZY_FP (a tuning switch): G1's slice and bitmap-sum kernels add in the lazy form
-// (coordinates below 2p, see field.cuh's kmod), so the ten products of each addition skip
-// their final subtraction (~250 of its ~4,400 instructions), and store each sum fully reduced.
-template <class F>
-constexpr int kSumForm =
-#if defined(G16_MSM_LAZY_FP)
-    std::is_same<F, fp_t>::value ? 2 : 1;
-#else
-    1;
-#endif
+// slice's head slot or to its bucket. Three blocks per SM (config.cuh): left alone, ptxas takes
+// 180 registers (two blocks); at 168 it spills a few bytes, off the additions. G2's additions
+// hold twice the field elements: at 168 registers its slice kernel spills 1,540 bytes per
+// thread (sm_90), at 255 (2 blocks) 184, which measured no faster (H200, 2^27 partition: G2
+// tail 83.6 ms against 82.6).
 template <class F>
 constexpr int slice_min_blocks() {
   return std::is_same<F, fp_t>::value ? G16_SLICE_MIN_BLOCKS : G16_G2_SLICE_MIN_BLOCKS;
@@ -850,8 +758,7 @@ __global__ void __launch_bounds__(128, slice_min_blocks<F>())
         [&](xyzz_t<F>& acc, uint32_t entry) {
           const uint32_t idx = entry & ~kSignBit;
           if (idx < n_points)  // never read outside the points
-            acc.template add_affine<kSumForm<F>>(ldg_vec(points + idx),
-                                                     (entry & kSignBit) != 0);
+            acc.add_affine(ldg_vec(points + idx), (entry & kSignBit) != 0);
         },
         [&](uint32_t key, const xyzz_t<F>& acc, bool head) {
           if constexpr (ACC) {
@@ -859,14 +766,12 @@ __global__ void __launch_bounds__(128, slice_min_blocks<F>())
             // thread whose slice holds the bucket's start writes it).
             if (flush_lands(ACC, head) == kFlushAdd) {
               xyzz_t<F> sum = ld_vec(buckets + key);
-              if constexpr (kSumForm<F> == 2) add_cold(sum, acc.canonical());
-              else add_cold(sum, acc);
+              add_cold(sum, acc);
               st_vec(buckets + key, sum);
               return;
             }
           }
-          if constexpr (kSumForm<F> == 2) st_vec(head ? heads + t : buckets + key, acc.canonical());
-          else st_vec(head ? heads + t : buckets + key, acc);
+          st_vec(head ? heads + t : buckets + key, acc);
         });
   }
 }
@@ -985,10 +890,9 @@ __global__ void __launch_bounds__(128) bitmap_sum_kernel(const affine_t<F>* poin
     if (bits == 0) break;
     const uint32_t b = __ffsll((long long)bits) - 1;
     bits &= bits - 1;
-    acc.template add_affine<kSumForm<F>>(ldg_vec(points + (w - 1) * 64 + b));
+    acc.add_affine(ldg_vec(points + (w - 1) * 64 + b));
   }
-  if constexpr (kSumForm<F> == 2) st_vec(partials + i, acc.canonical());
-  else st_vec(partials + i, acc);
+  st_vec(partials + i, acc);
 }
 
 inline unsigned blocks_for(size_t threads, unsigned per_block) {
@@ -1018,8 +922,8 @@ cudaError_t reduce_all(xyzz_t<F>* a, xyzz_t<F>* b, size_t m, size_t stop, cudaSt
 }
 
 // Copies 1..m-1 of the points (copy j = 2^(c j) P, affine, after copy 0 = P): c doublings per
-// copy in XYZZ, then back to affine with one inversion per warp and copy (ba_detail's
-// warp_batch_inverse: 32 lanes share it). Every lane of a warp runs the same number of rounds,
+// copy in XYZZ, then back to affine with one inversion per warp and copy (warp_batch_inverse:
+// 32 lanes share it). Every lane of a warp runs the same number of rounds,
 // as the shared inversion needs all 32; lanes past n carry the identity and store nothing.
 template <class F>
 __global__ void __launch_bounds__(128) precompute_kernel(affine_t<F>* points, size_t n, uint32_t c,
@@ -1043,57 +947,6 @@ __global__ void __launch_bounds__(128) precompute_kernel(affine_t<F>* points, si
       if (live) st_vec(points + j * n + i, q);
     }
   }
-}
-
-#if defined(G16_MSM_SORTED_SCATTER)
-// Scratch bytes of CUB's radix sort of one sub-chunk's pairs.
-inline size_t sort_temp_bytes(const msm_plan& p) {
-  size_t bytes = 0;
-  cub::DoubleBuffer<uint32_t> k(nullptr, nullptr), v(nullptr, nullptr);
-  if (cub::DeviceRadixSort::SortPairs(nullptr, bytes, k, v, (int)p.max_pairs, 0,
-                                      msm_sort_end_bit(p)) != cudaSuccess)
-    return 0;
-  return bytes;
-}
-
-// One sub-chunk's scatter by sorting (see kSortedScatter): `start` is its cursors.
-inline cudaError_t sorted_scatter(const fr_t* scalars, bool montgomery, const uint32_t* index,
-                                  size_t n_points, uint32_t base, size_t lo, size_t hi,
-                                  const msm_plan& p, uint32_t w0, uint32_t w1, uint32_t keys,
-                                  char* ws, const uint32_t* start, uint32_t* entries,
-                                  cudaStream_t s) {
-  const size_t items = (hi - lo) * (w1 - w0);
-  uint32_t* buf = reinterpret_cast<uint32_t*>(ws + p.off_pairs);
-  uint32_t* first = reinterpret_cast<uint32_t*>(ws + p.off_bins);
-  pairs_kernel<<<blocks_for(hi - lo, 256), 256, 0, s>>>(scalars, montgomery, index, n_points,
-                                                        base, lo, hi, p, w0, w1, keys, buf,
-                                                        buf + p.max_pairs);
-  cub::DoubleBuffer<uint32_t> k(buf, buf + 2 * p.max_pairs);
-  cub::DoubleBuffer<uint32_t> v(buf + p.max_pairs, buf + 3 * p.max_pairs);
-  size_t temp = p.total - p.off_sort_temp;
-  cudaError_t err = cub::DeviceRadixSort::SortPairs(ws + p.off_sort_temp, temp, k, v, (int)items,
-                                                    0, msm_sort_end_bit(p), s);
-  if (err) return err;
-  first_of_key_kernel<<<blocks_for(items, 256), 256, 0, s>>>(k.Current(), items, keys, first);
-  place_sorted_kernel<<<blocks_for(items, 256), 256, 0, s>>>(k.Current(), v.Current(), items,
-                                                             keys, first, start, entries);
-  return cudaGetLastError();
-}
-#endif
-
-// The sort's scratch space after the rest of the workspace (G16_MSM_SORTED_SCATTER only).
-inline bool add_sort_temp(msm_plan* p) {
-#if defined(G16_MSM_SORTED_SCATTER)
-  if (p->max_pairs != 0) {
-    const size_t bytes = sort_temp_bytes(*p);
-    if (bytes == 0) return false;
-    p->off_sort_temp = p->total;
-    p->total = align_up(p->total + bytes);
-  }
-#else
-  (void)p;
-#endif
-  return true;
 }
 
 }  // namespace msm_detail
@@ -1154,7 +1007,7 @@ cudaError_t sort_chunk(const msm_plan& p, const msm_ws<F>& w, const fr_t* scalar
     return err;
   count_kernel<<<scalar_blocks, 256, 0, s>>>(scalars + c0, montgomery, m, p, w0, w1, w.counts,
                                              count_stride);
-  if (p.max_pairs != 0 && !kSortedScatter) {
+  if (p.max_pairs != 0) {
     bin_counts_kernel<<<dim3(p.bins, subs), 256, 0, s>>>(w.counts, count_stride, keys, p, w.bins);
     bin_scan_kernel<<<subs, kScatterBins, 0, s>>>(p, w.bins);
   }
@@ -1167,13 +1020,6 @@ cudaError_t sort_chunk(const msm_plan& p, const msm_ws<F>& w, const fr_t* scalar
   for (uint32_t sub = 0; p.max_pairs != 0 && sub < subs; sub++) {
     const size_t lo = size_t(sub) * p.sub_scalars;
     const size_t hi = lo + p.sub_scalars < m ? lo + p.sub_scalars : m;
-#if defined(G16_MSM_SORTED_SCATTER)
-    if ((err = sorted_scatter(scalars + c0, montgomery, index ? index + c0 : nullptr, n_points,
-                              (uint32_t)c0, lo, hi, p, w0, w1, keys, w.base,
-                              w.counts + size_t(sub) * count_stride, w.entries, s)))
-      return err;
-    continue;
-#endif
     uint32_t* sub_bins = w.bins + size_t(sub) * 2 * (p.bins + 1) + p.bins + 1;
     bin_kernel<<<blocks_for(hi - lo, kScatterBins), kScatterBins, 0, s>>>(
         scalars + c0, montgomery, index ? index + c0 : nullptr, n_points, (uint32_t)c0, lo, hi, p,
@@ -1227,22 +1073,13 @@ cudaError_t msm(const affine_t<F>* points, size_t n_points, const uint32_t* inde
   typedef xyzz_t<F> P;
   if (n == 0) return cudaMemsetAsync(result, 0, sizeof(P), s);
   msm_plan p;
-  if (!make_msm_plan(n, sizeof(P), ba_affine_bytes<F>(), strategy, &p) || !add_sort_temp(&p) ||
-      workspace_bytes < p.total || points == nullptr || scalars == nullptr ||
+  if (!make_msm_plan(n, sizeof(P), strategy, &p) || workspace_bytes < p.total || points == nullptr || scalars == nullptr ||
       workspace == nullptr || result == nullptr || (p.bitrev_lg != 0 && index != nullptr) ||
       n_points >= (size_t(1) << 31) / p.copies)
     return cudaErrorInvalidValue;
   // Every copy's points (see digit_entry); the slices read all of them.
   const size_t all_points = n_points * p.copies;
   const msm_ws<F> w(p, workspace);
-  const uint32_t keys_full = pass_groups(p, p.per_pass) * p.buckets;
-  ba_buffers<F> ba;
-  for (int b = 0; b < 2; b++) {
-    ba.off[b] = reinterpret_cast<uint32_t*>(w.base + p.off_ba_off) + b * (size_t(keys_full) + 1);
-    ba.cnt[b] = reinterpret_cast<uint32_t*>(w.base + p.off_ba_cnt) + b * size_t(keys_full);
-    ba.buf[b] = reinterpret_cast<affine_t<F>*>(w.base + p.off_ba_buf[b]);
-  }
-  ba.flags = reinterpret_cast<uint32_t*>(w.base + p.off_ba_flags);
   // A bucket holds at most one entry per scalar and window of its group.
   const uint32_t rounds = head_rounds(n * p.copies, p.slice);
   cudaError_t err;
@@ -1250,25 +1087,9 @@ cudaError_t msm(const affine_t<F>* points, size_t n_points, const uint32_t* inde
     const uint32_t w1 = w0 + p.per_pass < p.windows ? w0 + p.per_pass : p.windows;
     const uint32_t groups = pass_groups(p, w1 - w0), g0 = w0 / p.copies;
     const uint32_t keys = groups * p.buckets;
-    for (size_t c0 = 0; c0 < n; c0 += p.chunk) {
-      const size_t m = n - c0 < p.chunk ? n - c0 : p.chunk;
-      if ((err = sort_chunk<F>(p, w, scalars, montgomery, index, n_points, c0, m, w0, w1, keys,
-                               s)))
-        return err;
-      if (p.affine) {
-        if constexpr (ba_affine_bytes<F>() != 0) {
-          // After the scatter counts[k] is offsets[k + 1] (its cursor's end); the rounds take
-          // entry counts.
-          cursors_to_counts_kernel<<<blocks_for(keys, 256), 256, 0, s>>>(w.counts, w.offsets,
-                                                                          keys);
-          if ((err = ba_accumulate<F>(points, n_points, w.entries, w.offsets, w.counts, keys,
-                                      (size_t(w1 - w0)) * m, p.rounds, ba, w.buckets, c0 > 0, s)))
-            return err;
-        }
-        continue;
-      }
-      slice_chunk<F, false>(p, w, points, all_points, keys, rounds, s);
-    }
+    if ((err = sort_chunk<F>(p, w, scalars, montgomery, index, n_points, 0, n, w0, w1, keys, s)))
+      return err;
+    slice_chunk<F, false>(p, w, points, all_points, keys, rounds, s);
     if ((err = reduce_pass<F>(p, w, groups, g0, s))) return err;
   }
   // One sum per group of windows, c m bits apart.
@@ -1291,7 +1112,7 @@ cudaError_t msm_accumulate(const affine_t<F>* points, size_t n_points, const uin
                            cudaStream_t s) {
   using namespace msm_detail;
   msm_plan p;
-  if (!accumulate_plan(n_cap, sizeof(xyzz_t<F>), strategy, &p) || !add_sort_temp(&p) || n > n_cap ||
+  if (!accumulate_plan(n_cap, sizeof(xyzz_t<F>), strategy, &p) || n > n_cap ||
       workspace_bytes < p.total || points == nullptr || scalars == nullptr ||
       workspace == nullptr || n_points >= (size_t(1) << 31))
     return cudaErrorInvalidValue;
@@ -1319,8 +1140,7 @@ cudaError_t msm_accumulated(size_t n_cap, int strategy, void* workspace, size_t 
                             xyzz_t<F>* result, cudaStream_t s) {
   using namespace msm_detail;
   msm_plan p;
-  if (!accumulate_plan(n_cap, sizeof(xyzz_t<F>), strategy, &p) || !add_sort_temp(&p) ||
-      workspace_bytes < p.total ||
+  if (!accumulate_plan(n_cap, sizeof(xyzz_t<F>), strategy, &p) || workspace_bytes < p.total ||
       workspace == nullptr || result == nullptr)
     return cudaErrorInvalidValue;
   const msm_ws<F> w(p, workspace);
@@ -1352,30 +1172,16 @@ cudaError_t batch_add(const affine_t<F>* points, size_t n_points, const uint64_t
 #endif  // __CUDACC__
 
 // Workspace sizes: host code only, so that a build without CUDA sizes device memory the same way.
-// The radix sort's scratch (G16_MSM_SORTED_SCATTER) is known only to CUDA builds.
-inline bool msm_sort_temp_ok(msm_plan* p) {
-#if defined(__CUDACC__)
-  return msm_detail::add_sort_temp(p);
-#else
-  (void)p;
-  return true;
-#endif
-}
-
 template <class F>
 size_t msm_accumulate_workspace_size(size_t n_cap, int strategy) {
   msm_plan p;
-  return accumulate_plan(n_cap, sizeof(xyzz_t<F>), strategy, &p) && msm_sort_temp_ok(&p) ? p.total
-                                                                                          : 0;
+  return accumulate_plan(n_cap, sizeof(xyzz_t<F>), strategy, &p) ? p.total : 0;
 }
 
 template <class F>
 size_t msm_workspace_size(size_t n, int strategy) {
   msm_plan p;
-  return make_msm_plan(n, sizeof(xyzz_t<F>), ba_affine_bytes<F>(), strategy, &p) &&
-                 msm_sort_temp_ok(&p)
-             ? p.total
-             : 0;
+  return make_msm_plan(n, sizeof(xyzz_t<F>), strategy, &p) ? p.total : 0;
 }
 
 }  // namespace g16

@@ -5,7 +5,7 @@
 // time, bit-reversed in -> natural out). A pass over index bits [lo, lo + K) is the four-step
 // split of the size-2^(lo+K) sub-transforms it belongs to: each block takes "lines" of 2^K
 // elements at stride 2^lo (its first register round reads them from global memory, its last
-// writes them back, shared memory carries them between rounds: kDirectIo), runs a radix-2 DFT
+// writes them back, shared memory carries them between rounds), runs a radix-2 DFT
 // of size 2^K on each (two layers per register round, 4 elements per thread, by default), and
 // multiplies element (line column j, tile slot t) by w_M^(j * bitrev_K(t)) with M = 2^(lo+K):
 // after the local DFT (DIF) or before it (DIT). Passes with lo > 0 hold 2+ consecutive
@@ -26,30 +26,16 @@
 // Optional top table for one size 2^L (top_table, built where VRAM allows: 8 GiB for L = 27):
 // [fwd | inv], entry (j << k) | t = w_{2^L}^(j bitrev_k(t)) for the plan's top pass (bits
 // [L - k, L)), so that pass's between-pass twiddles cost one product instead of two.
+#include "config.cuh"
 #include "internal.cuh"
-#if defined(G16_NTT_F64) || defined(G16_NTT_TWIDDLE_F64)
-#include "mont52.cuh"
-#endif
 
 namespace g16 {
 namespace ntt_detail {
 
-// Elements held by one block: 2^10 (32 KiB of shared memory), so 3 blocks of 256 threads fit
-// an SM (see G16_NTT_MIN_BLOCKS); G16_NTT_TILE_LOG=11 (a tuning switch) doubles the blocks. On
-// the H200 2^10 with 3 blocks ran a 2^27 forward NTT in 0.91x the time of 2^11 with 2.
-#ifndef G16_NTT_TILE_LOG
-#define G16_NTT_TILE_LOG 10
-#endif
+// Elements held by one block (config.cuh): 2^10 (32 KiB of shared memory), so 3 blocks of 256
+// threads fit an SM. On the H200 2^10 with 3 blocks ran a 2^27 forward NTT in 0.91x the time of
+// 2^11 with 2.
 constexpr uint32_t kTileLog = G16_NTT_TILE_LOG;
-// The barriers between a pass's register rounds: 0, __syncthreads after every round; 1,
-// __syncwarp between rounds where each warp keeps its tile slots (pass_tile::warp_local); 2
-// (the default), also the top two rounds' slots remapped so that they are such: one
-// __syncthreads left of a 9-bit pass's four. H200 (2026-12-05): 2 ran the forward NTT in
-// 0.92-0.95x the time of 0 at 2^20, 0.99x at 2^24-2^27, the whole H in 0.98-1.00x; 1 was
-// 1.01x slower at 2^26-2^27.
-#ifndef G16_NTT_WARP_SYNC
-#define G16_NTT_WARP_SYNC 2
-#endif
 constexpr uint32_t kInnerLog = 9;   // passes with lo > 0 use tiles of at most 2^9 (>= 2 columns)
 static_assert(kTileLog >= kInnerLog + 1 && kTileLog <= 11, "G16_NTT_TILE_LOG must be 10 or 11");
 constexpr uint32_t kMaxLgMax = 32;  // Fr's two-adicity
@@ -78,7 +64,6 @@ struct table_layout {
     lt_len = uint64_t(1) << (kl - 1);
     lo_len = uint64_t(1) << b;
     hi_len = uint64_t(1) << (lg - b);
-#if !defined(G16_NTT_NO_PASS_TABLE)
     pass_plan plan[8];
     const uint32_t np = make_plan(lg, false, plan);
     for (uint32_t i = 0; i < np; i++) {
@@ -89,7 +74,6 @@ struct table_layout {
         pt_len = uint64_t(1) << m;
       }
     }
-#endif
   }
   G16_HD uint64_t lt(bool inv) const { return inv ? lt_len : 0; }
   G16_HD uint64_t lo(bool inv) const { return 2 * lt_len + (inv ? lo_len + hi_len : 0); }
@@ -101,26 +85,7 @@ struct table_layout {
   G16_HD bool has_pass_table(uint32_t lo, uint32_t k) const {
     return pt_len != 0 && lo == pt_lo && k == pt_k;
   }
-#if defined(G16_NTT_F64)
-  // 16 lt[x] after the rest: the multipliers of mont52.cuh's Fr product (G16_NTT_F64).
-  G16_HD uint64_t lt16(bool inv) const { return pt(false) + 2 * pt_len + (inv ? lt_len : 0); }
-  G16_HD uint64_t core_total() const { return 2 * (2 * lt_len + lo_len + hi_len + pt_len); }
-#else
-  G16_HD uint64_t core_total() const { return 2 * (lt_len + lo_len + hi_len + pt_len); }
-#endif
-#if defined(G16_NTT_TWIDDLE_F64)
-  // The two-level table once more in mont52.cuh's limbs, two fr_t slots per entry (40 of their
-  // 64 bytes): lo prepared as a multiplier, hi as plain limbs, so that a between-pass twiddle
-  // w_max^e = hi[e >> b] lo[e & (2^b - 1)] is one product on the FP64 pipe (G16_NTT_TWIDDLE_F64,
-  // a tuning switch). Only passes without a table of their own use the two-level table (every
-  // pass has one where the top table is built); without top tables the switch measured 1.014x
-  // (forward) and 1.03x (whole H) the integer product's time at 2^24 and 2^27 on the H200.
-  G16_HD uint64_t lo52(bool inv) const { return core_total() + 2 * (inv ? lo_len + hi_len : 0); }
-  G16_HD uint64_t hi52(bool inv) const { return lo52(inv) + 2 * lo_len; }
-  G16_HD uint64_t total() const { return core_total() + 4 * (lo_len + hi_len); }
-#else
-  G16_HD uint64_t total() const { return core_total(); }
-#endif
+  G16_HD uint64_t total() const { return 2 * (lt_len + lo_len + hi_len + pt_len); }
 };
 
 // A pass table of its own for the top pass of one size (see the header). Any pass over bits
@@ -158,30 +123,6 @@ G16_HD void table_entry(const table_init_args& a, uint64_t idx) {
   bool inv;
   uint32_t squarings;
   uint64_t x;
-#if defined(G16_NTT_TWIDDLE_F64)
-  if (idx >= L.core_total()) {
-    // Entry e of [lo fwd | hi fwd | lo inv | hi inv] in limbs, written by its first slot.
-    const uint64_t r = idx - L.core_total();
-    if (r & 1) return;
-    uint64_t e = r >> 1;
-    inv = e >= L.lo_len + L.hi_len;
-    if (inv) e -= L.lo_len + L.hi_len;
-    const bool lo = e < L.lo_len;
-    fr_t base;
-    for (int i = 0; i < 8; i++) base.v[i] = inv ? a.omega_inv.v[i] : a.omega.v[i];
-    if (!lo)
-      for (uint32_t i = 0; i < L.b; i++) base = base.sqr();
-    const fr_t v = base.pow(lo ? e : e - L.lo_len);
-    const fr52 m = lo ? fr52_twiddle(v) : to_fr52(v);
-    double* dst = reinterpret_cast<double*>(a.table + idx);
-    for (int i = 0; i < fr52::L; i++) dst[i] = m.l[i];
-    return;
-  }
-#endif
-#if defined(G16_NTT_F64)
-  const bool times16 = idx >= L.lt16(false);
-  if (times16) idx -= L.lt16(false);  // the matching lt entry, times 16 below
-#endif
   if (idx >= L.pt(false)) {
     // Pass table: w_max^((j bitrev(t)) << (lg_max - M)).
     uint64_t r = idx - L.pt(false);
@@ -209,14 +150,6 @@ G16_HD void table_entry(const table_init_args& a, uint64_t idx) {
   fr_t base;
   for (int i = 0; i < 8; i++) base.v[i] = inv ? a.omega_inv.v[i] : a.omega.v[i];
   for (uint32_t i = 0; i < squarings; i++) base = base.sqr();
-#if defined(G16_NTT_F64)
-  if (times16) {
-    fr_t y = base.pow(x);
-    for (int i = 0; i < 4; i++) y = y + y;
-    st_fr(a.table + L.lt16(false) + idx, y);
-    return;
-  }
-#endif
   st_fr(a.table + idx, base.pow(x));
 }
 
@@ -246,13 +179,6 @@ struct pass_args {
   const fr_t* lt;     // lt[x] = w_{2^kl}^x
   const fr_t* tw_lo;  // w_max^x
   const fr_t* tw_hi;  // w_max^(x 2^b)
-#if defined(G16_NTT_F64)
-  const fr_t* lt16;   // 16 lt[x]
-#endif
-#if defined(G16_NTT_TWIDDLE_F64)
-  const fr_t* tw_lo52;  // tw_lo prepared, in limbs (two slots per entry)
-  const fr_t* tw_hi52;  // tw_hi in limbs
-#endif
   uint32_t lo;        // lowest index bit of the pass
   uint32_t c;         // log2 of lines per block
   uint32_t kl;        // log2 of the order of lt's root
@@ -270,13 +196,6 @@ G16_HD pass_args make_pass_args(fr_t* data, const fr_t* table, const table_layou
   a.lt = table + lay.lt(inverse);
   a.tw_lo = table + lay.lo(inverse);
   a.tw_hi = table + lay.hi(inverse);
-#if defined(G16_NTT_F64)
-  a.lt16 = table + lay.lt16(inverse);
-#endif
-#if defined(G16_NTT_TWIDDLE_F64)
-  a.tw_lo52 = table + lay.lo52(inverse);
-  a.tw_hi52 = table + lay.hi52(inverse);
-#endif
   a.lo = p.lo;
   a.c = p.c;
   a.kl = lay.kl;
@@ -385,49 +304,33 @@ G16_HD pass_args make_coset_pass_args(fr_t* data, const fr_t* table, const table
   return a;
 }
 
-// ---- The H step's fused sequences (ntt_lde, ntt_lde_quotient) ---------------------------------
+// ---- The H step's fused sequence (ntt_lde) ----------------------------------------------------
 // Per polynomial the H step runs an inverse NTT (DIF: natural in, bit-reversed out), then the
 // coset NTT (DIT: bit-reversed in, natural out). The inverse's last pass and the coset
 // transform's first both work on bits [0, k) of the index, on the same tiles, so one kernel (a
-// join) runs both on a tile loaded once. For c, the last polynomial, the coset NTT's last pass
-// (DIT over the top bits), the point-wise a b - c and the inverse coset transform's first pass
-// (DIF over the same top bits) share their tiles too (a quotient step; the result goes to a).
-// Each fusion saves one round trip of a vector through global memory (2^(L+6) bytes), the
-// quotient also the point-wise kernel's (2^(L+7) bytes). Only plans of three passes fuse (2^20
-// and up; 2^21 with tiles of 2^11): smaller sizes gain little. Their bit-0 passes are
-// kFusedMinK..kTileLog bits wide, their top passes kFusedMinK..kInnerLog.
-// Measured on the H200 (2^27): the joins take each polynomial's LDE from 76.4 to 75.2 ms, so
-// they are built by default (G16_NTT_SEPARATE_H, a tuning switch, turns them off). The quotient
-// kernels made the whole H 1.017x slower at 3 blocks per SM (they spill) and 1.075x at 2, so
-// they are built only with -DG16_NTT_FUSE_QUOTIENT. Without the kernels ntt_lde and
-// ntt_lde_quotient run the separate passes.
-#if !defined(G16_NTT_SEPARATE_H) && !defined(G16_NTT_FUSE_H)
-#define G16_NTT_FUSE_H 1
-#endif
-#if defined(G16_NTT_SEPARATE_H) && defined(G16_NTT_FUSE_QUOTIENT)
-#error "G16_NTT_FUSE_QUOTIENT needs the joins (drop G16_NTT_SEPARATE_H)"
-#endif
+// join) runs both on a tile loaded once: one round trip of the vector through global memory
+// (2^(L+6) bytes) fewer. Only plans of three passes fuse (2^20 and up; 2^21 with tiles of
+// 2^11): smaller sizes gain little. Their bit-0 passes are kFusedMinK..kTileLog bits wide.
+// Measured on the H200 (2^27): the joins take each polynomial's LDE from 76.4 to 75.2 ms.
 constexpr uint32_t kFusedMinK = 7;
-enum class step_kind : uint32_t { pass, join, quotient };
+enum class step_kind : uint32_t { pass, join };
 struct fused_step {
   step_kind kind;
-  bool dit;       // pass: its order
-  pass_plan p;    // the plan entry (the two halves of a join or a quotient have the same)
-  pass_args x;    // pass: its arguments; join: the inverse's last pass; quotient: c's last pass
-  pass_args y;    // join: the coset transform's first pass; quotient: a's first inverse pass
-  const fr_t* b;  // quotient: b
+  bool dit;     // pass: its order
+  pass_plan p;  // the plan entry (the two halves of a join have the same)
+  pass_args x;  // pass: its arguments; join: the inverse's last pass
+  pass_args y;  // join: the coset transform's first pass
 };
 constexpr uint32_t kMaxFusedSteps = 16;
 
 G16_HD fused_step make_step(step_kind kind, bool dit, const pass_plan& p, const pass_args& x,
-                            const pass_args& y = pass_args(), const fr_t* b = nullptr) {
+                            const pass_args& y = pass_args()) {
   fused_step st;
   st.kind = kind;
   st.dit = dit;
   st.p = p;
   st.x = x;
   st.y = y;
-  st.b = b;
   return st;
 }
 
@@ -442,11 +345,11 @@ G16_HD bool h_fusable(uint32_t L) {
   return make_plan(L, false, plan) == 3;
 }
 
-// The LDE of one polynomial (inverse NTT, then the coset NTT), without the coset NTT's last pass
-// when `for_quotient`. Appends to out[n..]; returns the new count, or 0 if 2^L does not fuse.
+// The LDE of one polynomial (inverse NTT, then the coset NTT). Appends to out[n..]; returns the
+// new count, or 0 if 2^L does not fuse.
 G16_HD uint32_t lde_steps(fr_t* d, uint32_t L, const fr_t* table, const table_layout& lay,
                           const fr_t* coset, const coset_layout& cl, const top_table& top,
-                          bool for_quotient, fused_step* out, uint32_t n) {
+                          fused_step* out, uint32_t n) {
   pass_plan dif[8], dit[8];
   if (!h_fusable(L) || cl.L != L) return 0;
   const uint32_t np = make_plan(L, false, dif);
@@ -457,51 +360,15 @@ G16_HD uint32_t lde_steps(fr_t* d, uint32_t L, const fr_t* table, const table_la
     out[n++] = make_step(step_kind::pass, false, dif[i], make_pass_args(d, table, lay, true, dif[i], top));
   out[n++] = make_step(step_kind::join, false, dit[0], make_pass_args(d, table, lay, true, dif[np - 1], top),
                        make_coset_pass_args(d, table, lay, coset, cl, false, dit[0], top));
-  for (uint32_t i = 1; i < (for_quotient ? np - 1 : np); i++)
+  for (uint32_t i = 1; i < np; i++)
     out[n++] = make_step(step_kind::pass, true, dit[i],
                          make_coset_pass_args(d, table, lay, coset, cl, false, dit[i], top));
   return n;
 }
 
-// c's LDE, a <- a b - c, and the inverse coset transform of a (natural in, bit-reversed out):
-// what ntt_lde(c), h_pointwise(a, b, c, 1) and ntt_coset(a, inverse) do, in fewer passes.
-// Returns the number of steps, or 0 if 2^L does not fuse.
-G16_HD uint32_t quotient_steps(fr_t* a, const fr_t* b, fr_t* c, uint32_t L, const fr_t* table,
-                               const table_layout& lay, const fr_t* coset, const coset_layout& cl,
-                               const top_table& top, fused_step* out) {
-  uint32_t n = lde_steps(c, L, table, lay, coset, cl, top, true, out, 0);
-  pass_plan dif[8], dit[8];
-  const uint32_t np = make_plan(L, false, dif);
-  make_plan(L, true, dit);
-  if (n == 0 || !same_tiles(dit[np - 1], dif[0]) || dif[0].k < kFusedMinK ||
-      dif[0].k > kInnerLog || n + np > kMaxFusedSteps)
-    return 0;
-  const fused_step& q = out[n++] = make_step(
-      step_kind::quotient, true, dif[0],
-      make_coset_pass_args(c, table, lay, coset, cl, false, dit[np - 1], top),
-      make_coset_pass_args(a, table, lay, coset, cl, true, dif[0], top), b);
-  // Both halves are twisted top passes (the kernel's form).
-  if (q.x.lt_tw == nullptr || q.y.lt_tw == nullptr) return 0;
-  for (uint32_t i = 1; i < np; i++)
-    out[n++] = make_step(step_kind::pass, false, dif[i],
-                         make_coset_pass_args(a, table, lay, coset, cl, true, dif[i], top));
-  return n;
-}
-
-// Radix-2 layers per register round: each thread holds 2^window elements (4 by default; a
-// tuning switch, G16_NTT_WINDOW, trades registers against shared-memory rounds). On the H200
-// 4 elements and 2 blocks per SM ran a 2^27 forward NTT in 58 ms against 81 ms with 8 elements
-// and 3 blocks (spilling), both with the even/odd product.
-#ifndef G16_NTT_WINDOW
-#define G16_NTT_WINDOW 2
-#endif
-// A round's lanes take consecutive columns first, with a swizzle free of bank conflicts: on
-// the H200 (2026-12-04) the forward NTT 0.974x and the whole H 0.976x the time of lanes over a
-// line's slots at 2^27, 0.91-0.97x at 2^20-2^26. G16_NTT_LANE_ROWS (a tuning switch) restores
-// the old layout and swizzle.
-#if !defined(G16_NTT_LANE_ROWS)
-#define G16_NTT_LANES_OVER_COLUMNS 1
-#endif
+// Radix-2 layers per register round: each thread holds 2^window elements (config.cuh: 4). On
+// the H200 4 elements and 2 blocks per SM ran a 2^27 forward NTT in 58 ms against 81 ms with 8
+// elements and 3 blocks (spilling).
 G16_HD constexpr uint32_t window(uint32_t k) { return k < G16_NTT_WINDOW ? k : G16_NTT_WINDOW; }
 // Threads of the largest block: a tile of 2^kTileLog elements, 2^window per thread.
 constexpr uint32_t kMaxThreads = 1u << (kTileLog - G16_NTT_WINDOW);
@@ -565,11 +432,9 @@ struct pass_tile {
 
   // Swizzled shared-memory slot of tile element e = line * 2^K + t: XORs the low three bits
   // with higher ones, so that the 16-byte accesses of each quarter warp (8 lanes) fall in
-  // distinct bank groups. The old form (G16_NTT_LANE_ROWS) leaves 2-way conflicts in the round
-  // at L0 = 2 and, at 2+ lines per block, in the flat order (an exhaustive count over the
-  // lanes, emu_ntt's `banks`); the default has none for K >= 5.
+  // distinct bank groups (an exhaustive count over the lanes, emu_ntt's `banks`: none for
+  // K >= 5).
   G16_HD static uint32_t phys(uint32_t e) {
-#if defined(G16_NTT_LANES_OVER_COLUMNS)
     if constexpr (K >= 5) {
       // Slot bits 3 and 4 and line bits 0, 1, 2 fold in as 1, 6, 6, 3 and 1: free of
       // conflicts for every round of both lane layouts and the flat order, K = 5..11, every
@@ -579,14 +444,13 @@ struct pass_tile {
                          ((0u - (l & 1u)) & 6u) ^ ((0u - ((l >> 1) & 1u)) & 3u) ^ ((l >> 2) & 1u);
       return e ^ f;
     }
-#endif
     if (K >= 3) return e ^ (((e >> 3) ^ ((e >> K) << 1)) & 7u);
     return e;
   }
 
   // The slot of a thread's element m in round R (R is a constant at the kernels' calls):
   // the window's bits are m, the others ut's. In the low rounds ut's bits fill them in order;
-  // in the high ones (G16_NTT_WARP_SYNC=2, the default) ut's lowest kQ bits stay at the bottom
+  // in the high ones ut's lowest kQ bits stay at the bottom
   // (runs of consecutive elements for the global reads and writes), its next kH bits go to the
   // part of the high bits [kHighLo, K) outside the window, and the rest to bits [kQ, kHighLo),
   // so that a warp owns the same slots in both high rounds (see warp_local).
@@ -599,13 +463,11 @@ struct pass_tile {
     }
     return ((ut >> L0) << (L0 + W)) | (uint32_t(m) << L0) | (ut & ((1u << L0) - 1));
   }
-  // The high phase (G16_NTT_WARP_SYNC=2): the top two rounds by window, over bits
-  // [kHighLo, K), on passes of 3+ rounds.
-#if G16_NTT_WARP_SYNC >= 2
+  // The high phase: the top two rounds by window, over bits [kHighLo, K), on passes of 3+
+  // rounds, their slots remapped so that each warp keeps its own between them (one
+  // __syncthreads left of a 9-bit pass's four; H200: the forward NTT 0.92-0.95x the time of a
+  // __syncthreads after every round at 2^20, 0.99x at 2^24-2^27).
   static constexpr bool kHighPhase = NR >= 3;
-#else
-  static constexpr bool kHighPhase = false;
-#endif
   static constexpr int kHighLo = NR < 3 ? 0 : (W * (NR - 2) < K - W ? W * (NR - 2) : K - W);
   static constexpr int kH = NR < 3 ? 0 : K - W - kHighLo;  // high bits outside either window
   // ut bits kept at the bottom in the high rounds: 3, so that a quarter warp's 8 lanes keep
@@ -620,23 +482,16 @@ struct pass_tile {
 
   // This thread's line l in the block and its place ut among the line's threads in the
   // register rounds. Consecutive lanes take consecutive columns first (the low min(lo, c) bits
-  // of the line), so that with direct IO a round's loads and stores are runs of 2^min(lo, c)
-  // elements in global memory, as the flat order's were; with G16_NTT_LANE_ROWS (a tuning
-  // switch) a line's threads are consecutive.
+  // of the line), so that a round's loads and stores are runs of 2^min(lo, c) elements in
+  // global memory (H200: the forward NTT 0.974x the time of lanes over a line's slots at 2^27,
+  // 0.91-0.97x at 2^20-2^26).
   G16_HD void lane(uint32_t& l, uint32_t& ut) const {
     const uint32_t al = line_low_bits();
     l = (tid & ((1u << al) - 1)) | ((tid >> (al + K - W)) << al);
     ut = (tid >> al) & (TPL - 1);
   }
-  // The low bits of a thread's index that pick its line (lane): min(lo, c) with lanes over
-  // columns, none with G16_NTT_LANE_ROWS.
-  G16_HD uint32_t line_low_bits() const {
-#if defined(G16_NTT_LANES_OVER_COLUMNS)
-    return a.lo < a.c ? a.lo : a.c;
-#else
-    return 0;
-#endif
-  }
+  // The low bits of a thread's index that pick its line (lane): min(lo, c).
+  G16_HD uint32_t line_low_bits() const { return a.lo < a.c ? a.lo : a.c; }
 
   // The lowest bit of round R's window (rounds run upwards in DIT, downwards in DIF).
   G16_HD static constexpr int round_l0(int R) {
@@ -647,7 +502,7 @@ struct pass_tile {
   // that __syncwarp would do between them: a warp's 32 threads take consecutive ut in their
   // lines' low 5 - al bits (al = line_low_bits()), so it holds when both windows start at or
   // below that bit (emu_ntt's `warps` checks it for every pass width and lane layout).
-  // Between the two high rounds (G16_NTT_WARP_SYNC=2) the warp's ut bits [0, kQ + kH) map to
+  // Between the two high rounds the warp's ut bits [0, kQ + kH) map to
   // the same slot bits outside the windows, so it holds when the warp spans them.
   G16_HD bool warp_local(int R) const {
     const int v = 5 - (int)line_low_bits();  // ut bits a warp spans
@@ -665,85 +520,10 @@ struct pass_tile {
     const uint32_t j = lam & ((1u << a.lo) - 1), u = lam >> a.lo;
     return (u << (a.lo + K)) | (t << a.lo) | j;
   }
-  // Flat load/store order: columns first (up to 2^c consecutive elements), then slots, then lines.
-  G16_HD void flat(uint32_t f, uint32_t& l, uint32_t& t) const {
-    const uint32_t al = a.lo < a.c ? a.lo : a.c;
-    t = (f >> al) & ((1u << K) - 1);
-    l = (f & ((1u << al) - 1)) | ((f >> (al + K)) << al);
-  }
-
-  G16_HD void load() const {
-    fr_t x[E];
-G16_UNROLL
-    for (int q = 0; q < E; q++) {
-      uint32_t l, t;
-      flat(tid + q * nthreads, l, t);
-      x[q] = ld_fr(a.data + gidx(l, t));
-    }
-G16_UNROLL
-    for (int q = 0; q < E; q++) {
-      uint32_t l, t;
-      flat(tid + q * nthreads, l, t);
-      sput((l << K) | t, x[q]);
-    }
-  }
-
-  G16_HD void store() const {
-    fr_t x[E];
-G16_UNROLL
-    for (int q = 0; q < E; q++) {
-      uint32_t l, t;
-      flat(tid + q * nthreads, l, t);
-      x[q] = sget((l << K) | t);
-    }
-G16_UNROLL
-    for (int q = 0; q < E; q++) {
-      uint32_t l, t;
-      flat(tid + q * nthreads, l, t);
-      st_fr(a.data + gidx(l, t), x[q]);
-    }
-  }
-
-  // The H step's point-wise step on a tile holding c's evaluations (ntt_quotient_kernel): each
-  // of this thread's slots (those load() and store() use) becomes a * b - c, with a (this
-  // pass's data) and b read at the slot's global index.
-  G16_HD void quotient(const fr_t* b) const {
-G16_UNROLL
-    for (int q = 0; q < E; q++) {
-      uint32_t l, t;
-      flat(tid + q * nthreads, l, t);
-      const uint32_t g = gidx(l, t), e = (l << K) | t;
-      sput(e, ld_fr(a.data + g) * ld_fr(b + g) - sget(e));
-    }
-  }
-
   // w_max^e (e < 2^lg_max <= 2^32).
   G16_HD fr_t pow_max(uint32_t e) const {
-#if defined(G16_NTT_TWIDDLE_F64)
-    // On the FP64 pipe: the integer pipe keeps the element's own products.
-    const fr52 h = ldg52(a.tw_hi52 + 2 * uint64_t(e >> a.b));
-    const fr52 l = ldg52(a.tw_lo52 + 2 * uint64_t(e & ((1u << a.b) - 1)));
-    return from_fr52(mul52(h, l));
-#else
     return ldg_fr(a.tw_hi + (e >> a.b)) * ldg_fr(a.tw_lo + (e & ((1u << a.b) - 1)));
-#endif
   }
-#if defined(G16_NTT_TWIDDLE_F64)
-  G16_HD static fr52 ldg52(const fr_t* slot) {
-    const double* p = reinterpret_cast<const double*>(slot);
-    fr52 r;
-G16_UNROLL
-    for (int i = 0; i < fr52::L; i++) {
-#if defined(__CUDA_ARCH__)
-      r.l[i] = __ldg(p + i);
-#else
-      r.l[i] = p[i];
-#endif
-    }
-    return r;
-  }
-#endif
-
   // Between-pass twiddles for the elements of a round with window at bit 0 (slots
   // t = m | ut << W): x[m] *= w_M^(j * bitrev_K(t)), a geometric sequence in bitrev_W(m).
   G16_HD void twiddle(fr_t (&x)[E], uint32_t l, uint32_t ut) const {
@@ -755,51 +535,15 @@ G16_UNROLL
       for (int m = 0; m < E; m++) x[m] = x[m] * ldg_fr(row + m);
       return;
     }
-#if !defined(G16_NTT_TWIDDLE_CHAIN) && !defined(G16_NTT_TWIDDLE_TREE)
-    // Each element's twiddle straight from the two-level table: E independent products
-    // instead of a chain through w, one product fewer per thread, and 2E table reads instead
-    // of 4 (H200, 2^27: 0.97x the time of the chain, G16_NTT_TWIDDLE_CHAIN, a tuning switch).
+    // Else each element's twiddle straight from the two-level table: E independent products
+    // instead of a chain through w (H200, 2^27: 0.97x the time of the chain).
     const uint32_t base = bitrev(ut, K - W);
 G16_UNROLL
     for (int p = 0; p < E; p++) {
       const int m = (int)cbitrev(p, W);
       x[m] = x[m] * pow_max((j * (base + (uint32_t(p) << (K - W)))) << a.tw_shift);
     }
-    return;
-#endif
-    fr_t w = pow_max((j * bitrev(ut, K - W)) << a.tw_shift);
-    const fr_t r = pow_max((j << (K - W)) << a.tw_shift);
-#if defined(G16_NTT_TWIDDLE_TREE)
-    // w r^p for every p by doubling: w_{p + h} = w_p r^h for h = 1, 2, 4, ..., so the longest
-    // chain of dependent products is W + 1 long instead of E (two more products in all).
-    fr_t wp[E];
-    wp[0] = w;
-    fr_t rh = r;
-G16_UNROLL
-    for (int h = 1; h < E; h <<= 1) {
-G16_UNROLL
-      for (int p = 0; p < h; p++) wp[p + h] = wp[p] * rh;
-      if (2 * h < E) rh = rh.sqr();
-    }
-G16_UNROLL
-    for (int p = 0; p < E; p++) {
-      const int m = (int)cbitrev(p, W);
-      x[m] = x[m] * wp[p];
-    }
-#else
-G16_UNROLL
-    for (int p = 0; p < E; p++) {
-      const int m = (int)cbitrev(p, W);
-      x[m] = x[m] * w;
-      if (p + 1 < E) w = w * r;
-    }
-#endif
   }
-
-  G16_HD static fr_t times(const fr_t& y, const fr_t& tw) { return y * tw; }
-#if defined(G16_NTT_F64)
-  G16_HD static fr_t times(const fr_t& y, const fr52& tw) { return from_fr52(mul52(to_fr52(y), tw)); }
-#endif
 
   // Radix-2 layer S on the thread's elements (window bit BB = S - L0). Butterflies are grouped
   // by twiddle so that only one twiddle is live at a time (register pressure).
@@ -811,20 +555,11 @@ G16_UNROLL
 G16_UNROLL
     for (int ml = 0; ml < NLOW; ml++) {
       [[maybe_unused]] fr_t twt;  // the twisted pass's twiddle (TW)
-#if defined(G16_NTT_F64)
-      // The layer's products on the FP64 pipe (mont52.cuh), from 16 lt[x].
-      fr52 tw = {};
-      if constexpr (S > 0) {
-        const uint32_t tm = low | (uint32_t(ml) << L0);
-        tw = to_fr52(ldg_fr(a.lt16 + (tm << (a.kl - 1 - S))));
-      }
-#else
       fr_t tw = fr_t::one();  // unused when S == 0 (that layer's twiddle is 1)
       if constexpr (S > 0) {
         const uint32_t tm = low | (uint32_t(ml) << L0);
         tw = ldg_fr(a.lt + (tm << (a.kl - 1 - S)));
       }
-#endif
       if constexpr (TW) {
         const uint32_t tm = low | (uint32_t(ml) << L0);
         twt = ldg_fr(a.lt_tw + ((1u << S) - 1 + tm));
@@ -840,7 +575,7 @@ G16_UNROLL
           const fr_t X = x[m];
           fr_t Y = x[m2];
           if constexpr (TW) Y = Y * twt;
-          else if (!unit) Y = times(Y, tw);
+          else if (!unit) Y = Y * tw;
           x[m] = X + Y;
           x[m2] = X - Y;
         } else {
@@ -848,7 +583,7 @@ G16_UNROLL
           x[m] = X + Y;
           x[m2] = X - Y;
           if constexpr (TW) x[m2] = x[m2] * twt;
-          else if (!unit) x[m2] = times(x[m2], tw);
+          else if (!unit) x[m2] = x[m2] * tw;
         }
       }
     }
@@ -866,7 +601,7 @@ G16_UNROLL
   // The rounds cut the layers into windows from bit 0 up; DIT runs them upwards, DIF downwards,
   // so both have the round of layer 0 at L0 = 0, where the first group's twiddles are 1.
   // FROM_DATA: the round reads its slots from global memory instead of the tile (a pass's
-  // first round, in place of load()); TO_DATA: writes them there (its last, for store()).
+  // first round); TO_DATA: writes them there (its last).
   template <int R, bool FROM_DATA = false, bool TO_DATA = false>
   G16_HD void round() const {
     constexpr int r = DIT ? R : NR - 1 - R;
@@ -896,24 +631,6 @@ G16_UNROLL
   }
 };
 
-// Direct IO: a pass's first round loads its own slots from global memory and its last round
-// stores them, instead of load() and store() moving the whole tile through shared memory in
-// flat order: two fewer round trips through shared memory and two fewer barriers per pass.
-// G16_NTT_STAGED_IO (a tuning switch) keeps load() and store().
-#if defined(G16_NTT_STAGED_IO)
-constexpr bool kDirectIo = false;
-#else
-constexpr bool kDirectIo = true;
-#endif
-// Only on passes over bits [0, k), whose round layouts read whole runs of consecutive elements
-// (G16_NTT_DIRECT_IO_BOTTOM_ONLY, a tuning switch): a pass above them holds 2^c columns per
-// block, which the flat order reads as runs of 2^c elements and the rounds one element apiece.
-#if defined(G16_NTT_DIRECT_IO_BOTTOM_ONLY)
-constexpr bool kDirectIoBottomOnly = true;
-#else
-constexpr bool kDirectIoBottomOnly = false;
-#endif
-
 #if defined(__CUDACC__)
 
 __global__ void table_init_kernel(const table_init_args a) {
@@ -932,58 +649,38 @@ __global__ void coset_table_init_kernel(const coset_init_args a) {
 }
 
 // The rounds of a pass on a tile, a barrier after each. FROM_DATA: the first round reads the
-// pass's data itself; TO_DATA: the last writes it, with no barrier after (see kDirectIo).
-// With G16_NTT_WARP_SYNC >= 1 (2 is the default): __syncwarp instead of __syncthreads between
-// rounds that pass_tile::warp_local joins, so that a warp does not wait there for the block's
-// other warps; G16_NTT_WARP_SYNC=0 puts a __syncthreads after every round.
+// pass's data itself; TO_DATA: the last writes it, with no barrier after. __syncwarp instead of
+// __syncthreads between rounds that pass_tile::warp_local joins, so that a warp does not wait
+// there for the block's other warps.
 template <int K, bool DIT, bool TW, int R, bool FROM_DATA = false, bool TO_DATA = false>
 __device__ __forceinline__ void run_rounds(const pass_tile<K, DIT, TW>& T) {
   constexpr bool last = R + 1 == pass_tile<K, DIT, TW>::NR;
   T.template round<R, FROM_DATA && R == 0, TO_DATA && last>();
   if constexpr (!last) {
-#if G16_NTT_WARP_SYNC >= 1
     // A block-uniform branch: warp_local depends on the pass's arguments only.
     if (T.warp_local(R))
       __syncwarp();
     else
       __syncthreads();
-#else
-    __syncthreads();
-#endif
   } else if constexpr (!TO_DATA) {
     __syncthreads();  // the next user of the tile may lay it out differently
   }
   if constexpr (!last) run_rounds<K, DIT, TW, R + 1, FROM_DATA, TO_DATA>(T);
 }
 
-// Blocks per SM the register allocation aims for: with 4 elements per thread a block of 2^10
-// elements is 256 threads, so 3 blocks are 24 warps per SM (85 registers, a few spilled: still
-// the fastest measured). Turing's SMs have 64 KiB of shared memory, room for 2 such blocks, so
-// asking for 3 would only spill more.
-#ifndef G16_NTT_MIN_BLOCKS
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 750
-#define G16_NTT_MIN_BLOCKS 2
-#else
-#define G16_NTT_MIN_BLOCKS (G16_NTT_TILE_LOG == 10 ? 3 : 2)
-#endif
-#endif
-
+// Blocks per SM the register allocation aims for (config.cuh): with 4 elements per thread a
+// block of 2^10 elements is 256 threads, so 3 blocks are 24 warps per SM (85 registers, a few
+// spilled: still the fastest measured).
 template <int K, bool DIT, bool TW>
 __global__ void __launch_bounds__(kMaxThreads, G16_NTT_MIN_BLOCKS) ntt_pass_kernel(const pass_args a) {
   extern __shared__ uint4 smem[];
   // The high halves sit at a fixed offset so shared-memory addresses share registers.
   const pass_tile<K, DIT, TW> T{a, blockIdx.x, threadIdx.x, blockDim.x, smem, smem + (1u << kTileLog)};
-  if (kDirectIo && (!kDirectIoBottomOnly || a.lo == 0)) {
-    run_rounds<K, DIT, TW, 0, true, true>(T);
-  } else {
-    T.load();
-    __syncthreads();
-    run_rounds<K, DIT, TW, 0>(T);
-    T.store();
-  }
+  // The first round reads global memory and the last writes it (two fewer round trips through
+  // shared memory and barriers than staging the tile there in flat order).
+  run_rounds<K, DIT, TW, 0, true, true>(T);
 }
 
-#if defined(G16_NTT_FUSE_H)
 // A join (see fused_step): the inverse NTT's last pass and the coset NTT's first on one tile.
 template <int K>
 __global__ void __launch_bounds__(kMaxThreads, G16_NTT_MIN_BLOCKS)
@@ -991,40 +688,9 @@ __global__ void __launch_bounds__(kMaxThreads, G16_NTT_MIN_BLOCKS)
   extern __shared__ uint4 smem[];
   const pass_tile<K, false, false> I{inv, blockIdx.x, threadIdx.x, blockDim.x, smem, smem + (1u << kTileLog)};
   const pass_tile<K, true, true> F{fwd, blockIdx.x, threadIdx.x, blockDim.x, smem, smem + (1u << kTileLog)};
-  if constexpr (kDirectIo) {
-    run_rounds<K, false, false, 0, true, false>(I);
-    run_rounds<K, true, true, 0, false, true>(F);
-  } else {
-    I.load();
-    __syncthreads();
-    run_rounds<K, false, false, 0>(I);
-    run_rounds<K, true, true, 0>(F);
-    F.store();
-  }
+  run_rounds<K, false, false, 0, true, false>(I);
+  run_rounds<K, true, true, 0, false, true>(F);
 }
-
-#if defined(G16_NTT_FUSE_QUOTIENT)
-// A quotient step (see fused_step): c's last coset pass, a b - c, a's first inverse coset pass
-// (both twisted top passes). At 3 blocks per SM ptxas spills 104-140 bytes per thread here
-// (28 in a pass kernel); G16_NTT_QUOTIENT_MIN_BLOCKS (a tuning switch) trades warps for them.
-#ifndef G16_NTT_QUOTIENT_MIN_BLOCKS
-#define G16_NTT_QUOTIENT_MIN_BLOCKS G16_NTT_MIN_BLOCKS
-#endif
-template <int K>
-__global__ void __launch_bounds__(kMaxThreads, G16_NTT_QUOTIENT_MIN_BLOCKS)
-    ntt_quotient_kernel(const pass_args fwd, const pass_args inv, const fr_t* b) {
-  extern __shared__ uint4 smem[];
-  const pass_tile<K, true, true> C{fwd, blockIdx.x, threadIdx.x, blockDim.x, smem, smem + (1u << kTileLog)};
-  const pass_tile<K, false, true> Q{inv, blockIdx.x, threadIdx.x, blockDim.x, smem, smem + (1u << kTileLog)};
-  C.load();
-  __syncthreads();
-  run_rounds<K, true, true, 0>(C);
-  Q.quotient(b);
-  __syncthreads();
-  run_rounds<K, false, true, 0>(Q);
-  Q.store();
-}
-#endif  // G16_NTT_FUSE_QUOTIENT
 
 // Shared memory of a pass's block, raising the kernel's limit when above the default 48 KiB.
 template <typename Kernel>
@@ -1047,34 +713,6 @@ cudaError_t launch_join(const fused_step& st, cudaStream_t s) {
   }
 }
 
-#if defined(G16_NTT_FUSE_QUOTIENT)
-template <int K>
-cudaError_t launch_quotient(const fused_step& st, cudaStream_t s) {
-  if constexpr (K > (int)kInnerLog || K < (int)kFusedMinK) {
-    return cudaErrorInvalidValue;  // no plan that fuses has such a pass (not compiled)
-  } else {
-    size_t smem;
-    cudaError_t e = pass_smem(ntt_quotient_kernel<K>, K, st.p, smem);
-    if (e != cudaSuccess) return e;
-    ntt_quotient_kernel<K><<<(unsigned)st.p.blocks, st.p.threads, smem, s>>>(st.x, st.y, st.b);
-    return cudaGetLastError();
-  }
-}
-
-cudaError_t dispatch_quotient(const fused_step& st, cudaStream_t s) {
-  switch (st.p.k) {
-    case 7: return launch_quotient<7>(st, s);
-    case 8: return launch_quotient<8>(st, s);
-    case 9: return launch_quotient<9>(st, s);
-    default: return cudaErrorInvalidValue;
-  }
-}
-#else
-cudaError_t dispatch_quotient(const fused_step&, cudaStream_t) {
-  return cudaErrorInvalidValue;  // not built: ntt_lde_quotient makes no quotient steps
-}
-#endif  // G16_NTT_FUSE_QUOTIENT
-
 cudaError_t dispatch_join(const fused_step& st, cudaStream_t s) {
   switch (st.p.k) {
     case 7: return launch_join<7>(st, s);
@@ -1085,7 +723,6 @@ cudaError_t dispatch_join(const fused_step& st, cudaStream_t s) {
     default: return cudaErrorInvalidValue;
   }
 }
-#endif  // G16_NTT_FUSE_H
 
 template <int K, bool DIT, bool TW>
 cudaError_t launch_pass(const pass_args& a, const pass_plan& p, cudaStream_t s) {
@@ -1140,22 +777,16 @@ cudaError_t run_passes(fr_t* data, uint32_t lg_n, bool inverse, bool dit, const 
   return cudaSuccess;
 }
 
-#if defined(G16_NTT_FUSE_H)
 cudaError_t run_steps(const fused_step* steps, uint32_t n, cudaStream_t s) {
   if (n == 0) return cudaErrorInvalidValue;
   for (uint32_t i = 0; i < n; i++) {
     const fused_step& st = steps[i];
-    cudaError_t e;
-    switch (st.kind) {
-      case step_kind::pass: e = dispatch(st.x, st.p, st.dit, s); break;
-      case step_kind::join: e = dispatch_join(st, s); break;
-      default: e = dispatch_quotient(st, s);
-    }
+    const cudaError_t e =
+        st.kind == step_kind::pass ? dispatch(st.x, st.p, st.dit, s) : dispatch_join(st, s);
     if (e != cudaSuccess) return e;
   }
   return cudaSuccess;
 }
-#endif  // G16_NTT_FUSE_H
 
 // The coset transforms: forward DIT (bit-reversed in, natural out), inverse DIF (natural in,
 // bit-reversed out), with the passes' tables taken from the coset table.
@@ -1273,14 +904,12 @@ cudaError_t ntt_lde(fr_t* data, uint32_t lg_n, const fr_t* table, uint32_t lg_ma
   if (data == nullptr || !lde_args_ok(lg_n, table, lg_max, coset, top, top_lg))
     return cudaErrorInvalidValue;
   const top_table tt(top, top_lg);
-#if defined(G16_NTT_FUSE_H)
   if (h_fusable(lg_n)) {
     fused_step steps[kMaxFusedSteps];
     const uint32_t n = lde_steps(data, lg_n, table, table_layout(lg_max), coset,
-                                 coset_layout(lg_n), tt, false, steps, 0);
+                                 coset_layout(lg_n), tt, steps, 0);
     return run_steps(steps, n, s);
   }
-#endif
   // The separate passes: the plain inverse, then the coset transform.
   cudaError_t e = run_passes(data, lg_n, true, false, table, lg_max, tt, s);
   if (e != cudaSuccess) return e;
@@ -1295,14 +924,6 @@ cudaError_t ntt_lde_quotient(fr_t* a, const fr_t* b, fr_t* c, uint32_t lg_n, con
       !lde_args_ok(lg_n, table, lg_max, coset, top, top_lg))
     return cudaErrorInvalidValue;
   const top_table tt(top, top_lg);
-#if defined(G16_NTT_FUSE_H) && defined(G16_NTT_FUSE_QUOTIENT)
-  if (h_fusable(lg_n)) {
-    fused_step steps[kMaxFusedSteps];
-    const uint32_t n = quotient_steps(a, b, c, lg_n, table, table_layout(lg_max), coset,
-                                      coset_layout(lg_n), tt, steps);
-    return run_steps(steps, n, s);
-  }
-#endif
   cudaError_t e = ntt_lde(c, lg_n, table, lg_max, coset, top, top_lg, s);
   if (e == cudaSuccess) e = h_pointwise(a, b, c, size_t(1) << lg_n, fr_t::one(), s);
   if (e != cudaSuccess) return e;

@@ -55,7 +55,8 @@ for line in sys.stdin:
         name = m.group(1)
         funcs.setdefault(arch, {})[name] = []
         continue
-    if name is None or ".headerflags" in line:
+    # Instructions and their encodings only (not section headers or padding).
+    if name is None or not line.lstrip().startswith("/*"):
         continue
     # "/*0040*/ IMAD R1, ... ; /* 0x... */" -> "IMAD R1, ... ; 0x..."
     code = re.sub(r"/\*[0-9a-f]{4,}\*/", "", line)
@@ -125,7 +126,7 @@ for arch in sorted(set(a) | set(b)):
     fa, fb = a.get(arch, {}), b.get(arch, {})
     both = sorted(set(fa) & set(fb))
     same = [k for k in both if fa[k] == fb[k]]
-    print(f"{arch}: {len(same)} of {len(both)} kernels in both identical; "
+    print(f"{arch}: {len(same)} of {len(both)} functions in both identical; "
           f"{len(set(fa) - set(fb))} only in A, {len(set(fb) - set(fa))} only in B")
     for k in both:
         if fa[k] != fb[k]:
