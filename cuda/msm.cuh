@@ -47,14 +47,10 @@ struct msm_plan {
   uint32_t windows;      // ceil(256 / c): scalars are below 2^255, so the last carry fits
   uint32_t buckets;      // per window: 2^(c-1) (signed digits)
   uint32_t per_pass;     // windows per pass
-  uint32_t affine;       // 1: batch-affine rounds, 0: slices
-  size_t chunk;          // scalars per chunk of a pass (n for the slices)
-  uint32_t rounds;       // batch-affine rounds per pass and chunk
   uint32_t slice;        // sorted entries per accumulating thread (S)
   uint32_t seg;          // buckets per segment
-  size_t max_entries;    // chunk * per_pass
-  size_t max_slices;     // ceil(max_entries / S): head slots (slices only)
-  size_t ba_slots[2];    // positions of the even and odd rounds' sums (batch-affine only)
+  size_t max_entries;    // n * per_pass
+  size_t max_slices;     // ceil(max_entries / S): head slots
   uint32_t scan_chunks;  // chunks of the multi-block scan (used above kSingleBlockScanKeys keys)
   uint32_t bitrev_lg;    // 0: scalar k goes with point k; else with point bitrev(k) of this many bits
   uint32_t copies;       // m: precomputed multiples per point (1: none); windows of a group share buckets
@@ -66,8 +62,7 @@ struct msm_plan {
   size_t max_pairs;      // (key, entry) pairs of one sub-chunk: sub_scalars * per_pass
   // Workspace layout (byte offsets).
   size_t off_counts, off_offsets, off_entries, off_heads, off_buckets, off_segs, off_windows,
-      off_chunks, off_ba_off, off_ba_cnt, off_ba_flags, off_ba_buf[2], off_pairs, off_bins,
-      off_sort_temp, total;
+      off_chunks, off_pairs, off_bins, total;
 };
 
 // The binned scatter. The direct scatter writes each entry straight to its slot (an atomic
@@ -179,10 +174,8 @@ inline bool make_msm_plan(size_t n, size_t xyzz_bytes, int code, msm_plan* p) {
   if (copies > p->windows) return false;
   p->copies = copies;
   p->groups = (p->windows + copies - 1) / copies;
-  p->affine = 0;
-  p->chunk = n;
   // At most 2^28 entries (1 GiB) per pass.
-  uint64_t per = (uint64_t(1) << 28) / p->chunk;
+  uint64_t per = (uint64_t(1) << 28) / n;
   // With copies, whole groups per pass (their windows share buckets).
   per = per / copies * copies;
   if (per < copies) per = copies;
@@ -195,9 +188,8 @@ inline bool make_msm_plan(size_t n, size_t xyzz_bytes, int code, msm_plan* p) {
                        (n * per >= kBinnedFromEntries && pass_keys >= kBinnedFromKeys));
   if (binned && per > kBinnedMaxWindows) per = kBinnedMaxWindows / copies * copies;
   p->per_pass = (uint32_t)per;
-  p->max_entries = p->chunk * p->per_pass;
+  p->max_entries = n * p->per_pass;
   if (p->max_entries >= (uint64_t(1) << 32)) return false;  // entry offsets are 32-bit
-  p->rounds = 0;
   // About 2^20 slices per pass: enough threads to fill the GPU several times over, and few
   // enough that the flushes (one per bucket boundary) and the head slots stay cheap.
   uint64_t t = p->max_entries >> 20;
@@ -206,25 +198,24 @@ inline bool make_msm_plan(size_t n, size_t xyzz_bytes, int code, msm_plan* p) {
   p->slice = (uint32_t)t;
   const size_t keys = size_t(pass_groups(*p, p->per_pass)) * p->buckets;
   p->max_slices = (p->max_entries + p->slice - 1) / p->slice;
-  p->ba_slots[0] = p->ba_slots[1] = 0;
   p->seg = p->buckets < 64 ? p->buckets : 64;
   const size_t segs = keys / p->seg;
   p->subs = 1;
-  p->sub_scalars = p->chunk;
+  p->sub_scalars = n;
   p->bin_shift = 0;
   p->bins = 0;
   p->max_pairs = 0;
   if (binned) {
     if (strategy == kMsmSlicesTestBinned) {
       // Small sub-chunks, at most kBinnedTestSubs of them (each has a histogram of the keys).
-      p->sub_scalars = (p->chunk + kBinnedTestSubs - 1) / kBinnedTestSubs;
+      p->sub_scalars = (n + kBinnedTestSubs - 1) / kBinnedTestSubs;
       if (p->sub_scalars < kBinnedTestScalars) p->sub_scalars = kBinnedTestScalars;
     } else {
-      const size_t subs = (p->chunk * p->per_pass + kBinnedPairs - 1) / kBinnedPairs;
-      p->sub_scalars = (p->chunk + subs - 1) / subs;
+      const size_t subs = (n * p->per_pass + kBinnedPairs - 1) / kBinnedPairs;
+      p->sub_scalars = (n + subs - 1) / subs;
     }
-    if (p->sub_scalars > p->chunk) p->sub_scalars = p->chunk;
-    p->subs = (uint32_t)((p->chunk + p->sub_scalars - 1) / p->sub_scalars);
+    if (p->sub_scalars > n) p->sub_scalars = n;
+    p->subs = (uint32_t)((n + p->sub_scalars - 1) / p->sub_scalars);
     while ((size_t(kScatterBins) << p->bin_shift) < keys) p->bin_shift++;
     p->bins = (uint32_t)((keys + (size_t(1) << p->bin_shift) - 1) >> p->bin_shift);
     p->max_pairs = p->sub_scalars * p->per_pass;
@@ -241,12 +232,9 @@ inline bool make_msm_plan(size_t n, size_t xyzz_bytes, int code, msm_plan* p) {
   p->off_windows = off;      off = align_up(off + p->windows * xyzz_bytes);
   p->scan_chunks = (uint32_t)((keys + kScanChunk - 1) / kScanChunk);
   p->off_chunks = off;       off = align_up(off + (size_t(p->scan_chunks) + 1) * 4);
-  p->off_ba_off = p->off_ba_cnt = p->off_ba_flags = off;
-  p->off_ba_buf[0] = p->off_ba_buf[1] = off;
   p->off_pairs = off;        off = align_up(off + p->max_pairs * kScatterPairBytes);
   // Per sub-chunk: each bin's pair count, then its cursor in the pairs (and the total).
   p->off_bins = off;         off = align_up(off + (binned ? p->subs * 2 * (p->bins + 1) * 4 : 0));
-  p->off_sort_temp = off;
   p->total = off;
   return true;
 }

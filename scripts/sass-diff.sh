@@ -3,7 +3,8 @@
 # does (one PTX for the lowest default architecture, compute_75 with CUDA 13, then machine code
 # per architecture; GROTH16_C2_NVCC_FLAGS is added) and writes each file's SASS, one file per
 # architecture and source, to DIR/sm_XX/<file>.sass (ARCH default: 89 90). SASS_PTX=native
-# takes each architecture's own PTX instead (as GROTH16_C2_CUDA_ARCHS=XX builds).
+# takes each architecture's own PTX instead (as GROTH16_C2_CUDA_ARCHS=XX builds); SASS_ONLY
+# ("msm_g1 ntt") limits the dump to those sources.
 # scripts/sass-diff.sh compare A B: per architecture, how many kernels are identical in the
 # dumps A and B, and which differ or exist in one of them only (exit 1 if any differs).
 #
@@ -97,6 +98,7 @@ dump() {
     for cu in cuda/*.cu; do
         local stem
         stem=$(basename "$cu" .cu)
+        if [ -n "${SASS_ONLY:-}" ] && [[ " $SASS_ONLY " != *" $stem "* ]]; then continue; fi
         echo "sass-diff: $cu" >&2
         # The flags build.rs gives nvcc that reach the device code.
         # shellcheck disable=SC2086
