@@ -1,12 +1,12 @@
 //! The kernels' device code paths on the host: `cuda/field.cuh` (PTX carry chains, modelled with
-//! `G16_EMULATE_PTX`), the NTT passes of `cuda/ntt.cu` and the H kernels of `cuda/h_poly.cu`
-//! (their index logic run thread by thread), compiled with the host C++ compiler from
-//! `cuda/host_check/`. The field operations are checked against blstrs (the device path and the
-//! host's portable one), the NTT against a radix-2 reference and the H kernels against direct
-//! formulas, also with the tuning knobs of `cuda/config.cuh` that change their index logic.
-//! Runs without a GPU (CI), so a change to the
-//! carry chains or a pass plan is checked before it reaches one; the GPU tests (`gpu_field`,
-//! `gpu_ntt`, `gpu_h`) check the compiled kernels themselves.
+//! `G16_EMULATE_PTX`), the NTT passes (`cuda/ntt*`), the MSM's index logic (`cuda/msm*.cuh`)
+//! and the H kernels of `cuda/h_poly.cu` (their index logic run thread by thread), compiled
+//! with the host C++ compiler from `cuda/host_check/`. The field operations are checked against
+//! blstrs (the device path and the host's portable one), the NTT against a radix-2 reference
+//! and the H kernels against direct formulas, also with the tuning knobs of `cuda/config.cuh`
+//! that change their index logic. Runs without a GPU (CI), so a change to the carry chains or
+//! a pass plan is checked before it reaches one; the GPU tests (`gpu_field`, `gpu_ntt`,
+//! `gpu_h`) check the compiled kernels themselves.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -28,7 +28,7 @@ pub struct NttTable {
     top: Option<TopTable>,
 }
 
-/// The twiddles of one size's top pass, one entry per element (`cuda/ntt.cu`, `top_table`).
+/// The twiddles of one size's top pass, one entry per element (`cuda/ntt_tables.cuh`, `top_table`).
 struct TopTable {
     table: DeviceBuffer<u8>,
     lg_n: u32,
@@ -145,7 +145,7 @@ pub fn ntt(
 }
 
 /// The tables of the H step's coset transforms for one domain of `2^lg_n` (see
-/// `cuda/ntt.cu`): the coset scaling and the constant factors folded into their passes.
+/// `cuda/ntt_coset.cuh`): the coset scaling and the constant factors folded into their passes.
 pub struct CosetTable {
     table: DeviceBuffer<u8>,
     pub lg_n: u32,
