@@ -16,7 +16,8 @@
 //!   that the toolkit supports among 70, 75, 80, 86, 89, 90, 100, 120 (CUDA 13: 75 up). The PTX
 //!   of the lowest one is embedded too, so GPUs newer than the list JIT it.
 //! - `GROTH16_C2_CCBIN`: the host compiler nvcc uses (`-ccbin`), for GCC versions nvcc rejects.
-//! - `GROTH16_C2_NVCC_FLAGS`: extra nvcc flags, space-separated (tuning experiments).
+//! - `GROTH16_C2_NVCC_FLAGS`: extra nvcc flags, space-separated (e.g. the tuning knobs of
+//!   `cuda/config.cuh`: `-DG16_NTT_MIN_BLOCKS=2`).
 //! - `GROTH16_C2_CUDA_CACHE_DIR`: where compiled kernel archives are kept, keyed by a hash of
 //!   the sources, the toolkit and the flags, so other profiles, feature sets and target
 //!   directories reuse them (default `~/.cache/groth16-c2/cuda-kernels`, the newest 16 kept;

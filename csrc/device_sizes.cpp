@@ -19,7 +19,7 @@ size_t g16_msm_workspace_size(int curve, size_t n, int strategy) {
 
 uint32_t g16_msm_window_bits(size_t n, int strategy) {
   g16::msm_plan p;
-  return g16::make_msm_plan(n, sizeof(g16::xyzz_t<g16::fp_t>), 0, strategy, &p) ? p.c : 0;
+  return g16::make_msm_plan(n, sizeof(g16::xyzz_t<g16::fp_t>), strategy, &p) ? p.c : 0;
 }
 
 size_t g16_msm_accumulate_workspace_size(int curve, size_t n_cap, int strategy) {

@@ -11,7 +11,7 @@
 namespace g16 {
 
 // Selects limb i of a constant; i is a compile-time constant at every call, so this folds to an
-// immediate operand. (mont52.cuh uses it too.)
+// immediate operand.
 #define G16_LIMB(i, ...)                                   \
   do {                                                     \
     constexpr uint32_t k_[] = {__VA_ARGS__};               \

@@ -82,95 +82,41 @@ struct xyzz_t {
     }
   }
 
-  // One addition's field operations in the form K: 1 fully reduced; 2 lazy (below 2p, Fp only,
-  // see field.cuh's kmod), where products skip their final subtraction.
-  template <int K>
-  static G16_HD F sub_k(const F& a, const F& b) {
-    if constexpr (K == 1) return a - b;
-    else return F::template sub<2>(a, b);
-  }
-  template <int K>
-  static G16_HD F add_k(const F& a, const F& b) {
-    if constexpr (K == 1) return a + b;
-    else return F::template add<2>(a, b);
-  }
-  template <int K>
-  static G16_HD F neg_k(const F& a) {
-    if constexpr (K == 1) return -a;
-    else return a.template neg<2>();
-  }
-  template <int K>
-  static G16_HD bool is_zero_k(const F& a) {
-    if constexpr (K == 1) return a.is_zero();
-    else return a.is_zero_lazy();
-  }
-  template <int K>
-  static G16_HD void mul2_k(const F& a, const F& b, const F& c, const F& d, F& ab, F& cd) {
-    if constexpr (K == 1) F::mul2(a, b, c, d, ab, cd);
-    else F::template mul2<false>(a, b, c, d, ab, cd);
-  }
-  template <int K>
-  static G16_HD void squares_k(const F& a, const F& b, F& aa, F& bb) {
-    if constexpr (K == 1) {
-      squares(a, b, aa, bb);
-    } else {
-      aa = a.template sqr<false>();
-      bb = b.template sqr<false>();
-    }
-  }
-  template <int K>
-  static G16_HD F mul_add2_k(const F& a, const F& b, const F& c, const F& d) {
-    if constexpr (K == 1) return F::mul_add2(a, b, c, d);
-    else return F::template mul_add2<false>(a, b, c, d);
-  }
-
-  // The fully reduced form of an accumulator summed in the lazy form (K = 2, Fp only).
-  G16_HD xyzz_t canonical() const {
-    return xyzz_t{X.canonical(), Y.canonical(), ZZ.canonical(), ZZZ.canonical()};
-  }
-
-  // this += (x, y) for an affine point that is not the identity (madd-2008-s), x and y fully
-  // reduced, this in the form K (K = 2: lazy; its ZZ is 0 only for the identity, as a lazy
-  // product of values not 0 mod p is neither 0 nor p). The MSM's slice
+  // this += (x, y) for an affine point that is not the identity (madd-2008-s). The MSM's slice
   // kernel spends 85% of its cycles on the IMAD pipe (Nsight Compute, H200), nearly all of it
   // in these products: Y3's two products share one reduction (F::mul_add2), and the
   // independent ones go in pairs through F::mul2 (rows interleaved, for the latency).
-  template <int K = 1>
   G16_HD void add_affine_nonzero(const F& x, const F& y) {
     if (is_inf()) {
       X = x; Y = y; ZZ = F::one(); ZZZ = F::one();
       return;
     }
     F u2, s2;
-    mul2_k<K>(x, ZZ, y, ZZZ, u2, s2);
-    const F p = sub_k<K>(u2, X);  // U2 - X1
-    const F r = sub_k<K>(s2, Y);  // S2 - Y1
-    if (is_zero_k<K>(p)) {
-      if (is_zero_k<K>(r)) *this = dbl_affine(x, y);
+    F::mul2(x, ZZ, y, ZZZ, u2, s2);
+    const F p = u2 - X;  // U2 - X1
+    const F r = s2 - Y;  // S2 - Y1
+    if (p.is_zero()) {
+      if (r.is_zero()) *this = dbl_affine(x, y);
       else *this = inf();
       return;
     }
     F pp, rr;
-    squares_k<K>(p, r, pp, rr);
+    squares(p, r, pp, rr);
     F ppp, q;
-    mul2_k<K>(p, pp, X, pp, ppp, q);
-    const F x3 = sub_k<K>(rr, add_k<K>(ppp, add_k<K>(q, q)));
-    // Moving 1, 2 or 4 of these products onto the idle FP64 pipe (mont52.cuh's mul_f64) was
-    // measured on the H200 (2026-12-04): 1.09-1.12x, 1.15-1.20x, 1.25-1.32x the MSM's time.
-    // The conversions into 52-bit limbs and back cost more issue slots than the IMAD cycles saved.
+    F::mul2(p, pp, X, pp, ppp, q);
+    const F x3 = rr - (ppp + (q + q));
     F zz, zzz;
-    mul2_k<K>(ZZ, pp, ZZZ, ppp, zz, zzz);
-    Y = mul_add2_k<K>(r, sub_k<K>(q, x3), Y, neg_k<K>(ppp));  // R (Q - X3) - Y1 PPP, one reduction
+    F::mul2(ZZ, pp, ZZZ, ppp, zz, zzz);
+    Y = F::mul_add2(r, q - x3, Y, -ppp);  // R (Q - X3) - Y1 PPP, one reduction
     X = x3;
     ZZ = zz;
     ZZZ = zzz;
   }
 
   // this += p, or this -= p when `negate`.
-  template <int K = 1>
   G16_HD void add_affine(const affine_t<F>& p, bool negate = false) {
     if (p.is_inf()) return;
-    add_affine_nonzero<K>(p.x, negate ? -p.y : p.y);
+    add_affine_nonzero(p.x, negate ? -p.y : p.y);
   }
 
   // this += q for another accumulator (add-2008-s).

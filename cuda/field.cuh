@@ -7,8 +7,7 @@
 // Requirements on the modulus: odd, and below 2^(32N-1) (both BLS12-381 fields have spare top
 // bits), so a + b never carries out of N limbs and the CIOS accumulator fits N + 1 limbs.
 // Every operation takes fully reduced inputs and returns fully reduced outputs, so values are
-// bit-identical to blst's; the lazy forms (below 2p: add<2>, sub<2>, neg<2> and the products
-// with kReduce false, see kmod) are the exception, used only under a tuning switch.
+// bit-identical to blst's.
 #ifndef GROTH16_C2_FIELD_CUH
 #define GROTH16_C2_FIELD_CUH
 
@@ -30,14 +29,10 @@
 
 namespace g16 {
 
-// G16_NO_CARRY_CHAINS selects the portable 64-bit-product code on the device too (no carry
-// flag, so the compiler may interleave independent products): a tuning switch.
-#if (defined(__CUDA_ARCH__) || defined(G16_EMULATE_PTX)) && !defined(G16_NO_CARRY_CHAINS)
+// The device code (and its host model, G16_EMULATE_PTX) works on PTX carry chains; the host
+// on portable 64-bit arithmetic.
+#if defined(__CUDA_ARCH__) || defined(G16_EMULATE_PTX)
 #define G16_CARRY_CHAINS 1
-#endif
-
-#ifndef G16_KARATSUBA_LIMBS
-#define G16_KARATSUBA_LIMBS 0
 #endif
 
 #if defined(__CUDACC__)
@@ -131,50 +126,19 @@ G16_UNROLL
     return acc == 0;
   }
   friend G16_HD bool operator!=(const mont_t& a, const mont_t& b) { return !(a == b); }
-  // Whether a lazy value (below 2p) is 0 mod p: 0 or p.
-  G16_HD bool is_zero_lazy() const {
-    uint32_t z = 0, q = 0;
-G16_UNROLL
-    for (int i = 0; i < N; i++) {
-      z |= v[i];
-      q |= v[i] ^ P::mod(i);
-    }
-    return z == 0 || q == 0;
-  }
-  // The fully reduced form of a lazy value.
-  G16_HD mont_t canonical() const {
-    mont_t r = *this;
-    reduce_once(r.v);
-    return r;
-  }
-
-  // Lazy forms (K = 2): values below 2p instead of p, for fields with 4p < R (Fp, not Fr),
-  // where a Montgomery product of two such values is below (4p / R + 1) p < 2p without its
-  // final subtraction. K = 1 is the ordinary, fully reduced form.
-  template <int K>
-  static constexpr bool kFits = K == 1 || P::mod(N - 1) < (1u << 30);  // 2 K p < R
-  // Limb i of K p.
-  template <int K>
-  static G16_HD uint32_t kmod(int i) {
-    if constexpr (K == 1) return P::mod(i);
-    else return (P::mod(i) << 1) | (i > 0 ? P::mod(i - 1) >> 31 : 0u);
-  }
-
-  // r = x - K p if x >= K p, else x. x < 2 K p, and 2 K p fits N limbs.
-  template <int K = 1>
+  // r = x - p if x >= p, else x. x < 2p, and 2p fits N limbs.
   static G16_HD void reduce_once(uint32_t x[N]) {
-    static_assert(kFits<K>, "4p must fit N limbs for the lazy forms");
     uint32_t t[N];
     uint32_t borrow;
 #if defined(G16_CARRY_CHAINS)
-    t[0] = ptx::sub_cc(x[0], kmod<K>(0));
+    t[0] = ptx::sub_cc(x[0], P::mod(0));
 G16_UNROLL
-    for (int i = 1; i < N; i++) t[i] = ptx::subc_cc(x[i], kmod<K>(i));
-    borrow = ptx::subc(0, 0);  // 0xffffffff when x < K p
+    for (int i = 1; i < N; i++) t[i] = ptx::subc_cc(x[i], P::mod(i));
+    borrow = ptx::subc(0, 0);  // 0xffffffff when x < p
 #else
     uint64_t b = 0;
     for (int i = 0; i < N; i++) {
-      uint64_t d = (uint64_t)x[i] - kmod<K>(i) - b;
+      uint64_t d = (uint64_t)x[i] - P::mod(i) - b;
       t[i] = (uint32_t)d;
       b = (d >> 32) & 1;
     }
@@ -184,13 +148,7 @@ G16_UNROLL
     for (int i = 0; i < N; i++) x[i] = borrow ? x[i] : t[i];
   }
 
-  friend G16_HD mont_t operator+(const mont_t& a, const mont_t& b) { return add<1>(a, b); }
-  friend G16_HD mont_t operator-(const mont_t& a, const mont_t& b) { return sub<1>(a, b); }
-  G16_HD mont_t operator-() const { return neg<1>(); }
-
-  // a + b, a - b and -a for values below K p (K = 2: the lazy forms), below K p.
-  template <int K>
-  static G16_HD mont_t add(const mont_t& a, const mont_t& b) {
+  friend G16_HD mont_t operator+(const mont_t& a, const mont_t& b) {
     mont_t r;
 #if defined(G16_CARRY_CHAINS)
     r.v[0] = ptx::add_cc(a.v[0], b.v[0]);
@@ -204,11 +162,10 @@ G16_UNROLL
       c = s >> 32;
     }
 #endif
-    reduce_once<K>(r.v);
+    reduce_once(r.v);
     return r;
   }
-  template <int K>
-  static G16_HD mont_t sub(const mont_t& a, const mont_t& b) {
+  friend G16_HD mont_t operator-(const mont_t& a, const mont_t& b) {
     mont_t r;
     uint32_t mask;
 #if defined(G16_CARRY_CHAINS)
@@ -216,10 +173,10 @@ G16_UNROLL
 G16_UNROLL
     for (int i = 1; i < N; i++) r.v[i] = ptx::subc_cc(a.v[i], b.v[i]);
     mask = ptx::subc(0, 0);
-    r.v[0] = ptx::add_cc(r.v[0], kmod<K>(0) & mask);
+    r.v[0] = ptx::add_cc(r.v[0], P::mod(0) & mask);
 G16_UNROLL
-    for (int i = 1; i < N - 1; i++) r.v[i] = ptx::addc_cc(r.v[i], kmod<K>(i) & mask);
-    r.v[N - 1] = ptx::addc(r.v[N - 1], kmod<K>(N - 1) & mask);
+    for (int i = 1; i < N - 1; i++) r.v[i] = ptx::addc_cc(r.v[i], P::mod(i) & mask);
+    r.v[N - 1] = ptx::addc(r.v[N - 1], P::mod(N - 1) & mask);
 #else
     uint64_t br = 0;
     for (int i = 0; i < N; i++) {
@@ -230,7 +187,7 @@ G16_UNROLL
     mask = br ? 0xffffffffu : 0u;
     uint64_t c = 0;
     for (int i = 0; i < N; i++) {
-      uint64_t s = (uint64_t)r.v[i] + (kmod<K>(i) & mask) + c;
+      uint64_t s = (uint64_t)r.v[i] + (P::mod(i) & mask) + c;
       r.v[i] = (uint32_t)s;
       c = s >> 32;
     }
@@ -238,39 +195,24 @@ G16_UNROLL
     return r;
   }
 
-  template <int K>
-  G16_HD mont_t neg() const {
-    // K p - a, except that -0 = 0.
+  G16_HD mont_t operator-() const {
+    // p - a, except that -0 = 0.
     mont_t r;
     uint32_t nz = is_zero() ? 0u : 0xffffffffu;
 #if defined(G16_CARRY_CHAINS)
-    r.v[0] = ptx::sub_cc(kmod<K>(0) & nz, v[0]);
+    r.v[0] = ptx::sub_cc(P::mod(0) & nz, v[0]);
 G16_UNROLL
-    for (int i = 1; i < N - 1; i++) r.v[i] = ptx::subc_cc(kmod<K>(i) & nz, v[i]);
-    r.v[N - 1] = ptx::subc(kmod<K>(N - 1) & nz, v[N - 1]);
+    for (int i = 1; i < N - 1; i++) r.v[i] = ptx::subc_cc(P::mod(i) & nz, v[i]);
+    r.v[N - 1] = ptx::subc(P::mod(N - 1) & nz, v[N - 1]);
 #else
     uint64_t b = 0;
     for (int i = 0; i < N; i++) {
-      uint64_t d = (uint64_t)(kmod<K>(i) & nz) - v[i] - b;
+      uint64_t d = (uint64_t)(P::mod(i) & nz) - v[i] - b;
       r.v[i] = (uint32_t)d;
       b = (d >> 32) & 1;
     }
 #endif
     return r;
-  }
-
-  // The zero a carry chain's final carry is added to (o[N - 1] + 0 + carry). In the NTT
-  // passes ptxas emits most of these as IMAD.X on the IMAD pipe, which the products fill. With
-  // G16_CARRY_OPAQUE_ZERO=N0 (a tuning switch, not yet measured on a GPU) fields of at most N0
-  // limbs add kOpaqueZero instead and get IADD3.X on the ALU: sm_90 SASS of the 2^9 NTT pass
-  // (N0 = 8, Fr), 545 -> 208 plain IMADs, 13,286 -> 12,612 IMAD-pipe cycles, 160 more
-  // instructions (uniform loads). The MSM's Fp kernels already use IADD3.X there (with it:
-  // the same IMADs, 52 bytes of spills in the slice kernel instead of 16).
-  static G16_HD uint32_t carry_sink() {
-#if defined(__CUDA_ARCH__) && defined(G16_CARRY_OPAQUE_ZERO)
-    if constexpr (N <= G16_CARRY_OPAQUE_ZERO) return kOpaqueZero;
-#endif
-    return 0;
   }
 
   // The multiplier m = x (-1/p) mod 2^32 of a reduction row. Fr's M0 is 2^32 - 1, so m = -x;
@@ -289,13 +231,7 @@ G16_UNROLL
     }
   }
 
-// The even/odd product is the default: on the H200 it gives 49 G Fr and 25.7 G Fp products/s
-// against 36 and 17 for the single-chain CIOS (`gpu_bench --field`), which G16_MUL_CIOS keeps.
-#if defined(G16_CARRY_CHAINS) && !defined(G16_MUL_CIOS) && !defined(G16_MUL_EVEN_ODD)
-#define G16_MUL_EVEN_ODD 1
-#endif
-
-#if defined(G16_CARRY_CHAINS) && defined(G16_MUL_EVEN_ODD)
+#if defined(G16_CARRY_CHAINS)
   // Montgomery product a * b / R mod p (CIOS) with the accumulator T held in two halves,
   // T = lo + 2^32 * hi: `lo` takes the products of the even limbs of a (and of p), `hi` those of
   // the odd limbs, so every row is two carry chains that do not depend on each other (the GPU
@@ -310,39 +246,16 @@ G16_UNROLL
   // 2.. move down two places here.
   //
   // Fr's lowest limbs are 1 and 2^32 - 1 (and -1/p mod 2^32 = 2^32 - 1), so two of each
-  // reduction row's 2N multiply-adds with m become additions: on the H200 the Fr product ran
-  // at 49.3 against 46.2-48.6 G/s and a 2^27 NTT took 0.95x the time. G16_FR_GENERIC_REDUCTION
-  // (a tuning switch) turns it off.
-#if !defined(G16_FR_GENERIC_REDUCTION)
+  // reduction row's 2N multiply-adds with m become additions (on the H200 the Fr product ran
+  // at 49.3 against 46.2-48.6 G/s, and a 2^27 NTT took 0.95x the time).
   static constexpr bool kLowLimbsOneMinusOne =
       P::mod(0) == 1u && P::mod(1) == 0xffffffffu && P::M0 == 0xffffffffu;
-#else
-  static constexpr bool kLowLimbsOneMinusOne = false;
-#endif
-  // The multiply-adds of a row's carry chains. With G16_MUL_WIDE (a tuning switch) a product's
-  // two words come from one 32x32->64 multiply (IMAD.WIDE; the compiler merges the two
-  // identical multiplies) and the chains are plain additions, instead of a low and a high
-  // fused multiply-add (IMAD + IMAD.HI) each.
-#if defined(G16_MUL_WIDE)
-  static G16_HD uint32_t wlo(uint32_t x, uint32_t y) { return (uint32_t)((uint64_t)x * y); }
-  static G16_HD uint32_t whi(uint32_t x, uint32_t y) { return (uint32_t)(((uint64_t)x * y) >> 32); }
-  static G16_HD uint32_t mlo_cc(uint32_t x, uint32_t y, uint32_t z) { return ptx::add_cc(wlo(x, y), z); }
-  static G16_HD uint32_t mloc_cc(uint32_t x, uint32_t y, uint32_t z) { return ptx::addc_cc(wlo(x, y), z); }
-  static G16_HD uint32_t mhic_cc(uint32_t x, uint32_t y, uint32_t z) { return ptx::addc_cc(whi(x, y), z); }
-  static G16_HD uint32_t mhic(uint32_t x, uint32_t y, uint32_t z) { return ptx::addc(whi(x, y), z); }
-#else
-  static G16_HD uint32_t mlo_cc(uint32_t x, uint32_t y, uint32_t z) { return ptx::mad_lo_cc(x, y, z); }
-  static G16_HD uint32_t mloc_cc(uint32_t x, uint32_t y, uint32_t z) { return ptx::madc_lo_cc(x, y, z); }
-  static G16_HD uint32_t mhic_cc(uint32_t x, uint32_t y, uint32_t z) { return ptx::madc_hi_cc(x, y, z); }
-  static G16_HD uint32_t mhic(uint32_t x, uint32_t y, uint32_t z) { return ptx::madc_hi(x, y, z); }
-#endif
   // Both words of x y added to (zh:zl), low word first, as one multiply-add pair: (rl, rh).
   // pmad starts a carry chain, pmadc continues one, pmadc_end ends one. On the device the two
   // instructions go in one asm statement: ptxas then emits one IMAD.WIDE.U32.X (4 cycles of
   // the IMAD pipe), where from two statements it often emits IMAD.X + IMAD.HI.X (6 cycles) or
   // a product and separate additions (the NTT's Fr products: half their pairs).
-  // G16_MAD_SPLIT (a tuning switch) keeps two statements.
-#if defined(__CUDA_ARCH__) && !defined(G16_MUL_WIDE) && !defined(G16_MAD_SPLIT)
+#if defined(__CUDA_ARCH__)
   static __device__ __forceinline__ void pmad(uint32_t x, uint32_t y, uint32_t zl, uint32_t zh,
                                               uint32_t& rl, uint32_t& rh) {
     asm volatile("mad.lo.cc.u32 %0, %2, %3, %4;\n\tmadc.hi.cc.u32 %1, %2, %3, %5;"
@@ -361,20 +274,20 @@ G16_UNROLL
 #else
   static G16_HD void pmad(uint32_t x, uint32_t y, uint32_t zl, uint32_t zh, uint32_t& rl,
                           uint32_t& rh) {
-    const uint32_t l = mlo_cc(x, y, zl);
-    rh = mhic_cc(x, y, zh);
+    const uint32_t l = ptx::mad_lo_cc(x, y, zl);
+    rh = ptx::madc_hi_cc(x, y, zh);
     rl = l;
   }
   static G16_HD void pmadc(uint32_t x, uint32_t y, uint32_t zl, uint32_t zh, uint32_t& rl,
                            uint32_t& rh) {
-    const uint32_t l = mloc_cc(x, y, zl);
-    rh = mhic_cc(x, y, zh);
+    const uint32_t l = ptx::madc_lo_cc(x, y, zl);
+    rh = ptx::madc_hi_cc(x, y, zh);
     rl = l;
   }
   static G16_HD void pmadc_end(uint32_t x, uint32_t y, uint32_t zl, uint32_t zh, uint32_t& rl,
                                uint32_t& rh) {
-    const uint32_t l = mloc_cc(x, y, zl);
-    rh = mhic(x, y, zh);
+    const uint32_t l = ptx::madc_lo_cc(x, y, zl);
+    rh = ptx::madc_hi(x, y, zh);
     rl = l;
   }
 #endif
@@ -409,7 +322,7 @@ G16_UNROLL
       for (int j = 2; j < N; j += 2) {
         pmadc(a.v[j], bi, e[j], e[j + 1], e[j], e[j + 1]);
       }
-      o[N - 1] = ptx::addc(o[N - 1], carry_sink());  // the even chain's carry, weight N
+      o[N - 1] = ptx::addc(o[N - 1], 0);  // the even chain's carry, weight N
     }
   }
   // T += c * di, no shift (the second product of mul_add2's rows).
@@ -426,7 +339,7 @@ G16_UNROLL
     for (int j = 2; j < N; j += 2) {
       pmadc(c.v[j], di, e[j], e[j + 1], e[j], e[j + 1]);
     }
-    o[N - 1] = ptx::addc(o[N - 1], carry_sink());  // the even chain's carry, weight N
+    o[N - 1] = ptx::addc(o[N - 1], 0);  // the even chain's carry, weight N
   }
   // The even half of a reduction row: e += m p's even-limb products (e[0] becomes 0), then the
   // chain's carry (weight N) into o[N - 1]. For Fr (kLowLimbsOneMinusOne) m p_0 = m = -e0 is an
@@ -442,7 +355,7 @@ G16_UNROLL
     for (int j = 2; j < N; j += 2) {
       pmadc(m, P::mod(j), e[j], e[j + 1], e[j], e[j + 1]);
     }
-    o[N - 1] = ptx::addc(o[N - 1], carry_sink());
+    o[N - 1] = ptx::addc(o[N - 1], 0);
   }
   // T += m p with m making T's limb 0 (e[0]) vanish.
   static G16_HD void reduce_row(uint32_t e[N], uint32_t o[N]) {
@@ -471,72 +384,42 @@ G16_UNROLL
     reduce_even_half(e, o, m);
   }
 
-  // G16_MUL_OUTLINED=N0 (a tuning switch): products of fields with at least N0 limbs run as
-  // one out-of-line function on the device, so that kernels summing many of them (the MSM's
-  // curve additions: ten Fp products, ~8,000 instructions inlined) fit the instruction cache.
   friend G16_HD mont_t operator*(const mont_t& a, const mont_t& b) {
-#if defined(G16_MUL_OUTLINED) && defined(__CUDA_ARCH__)
-    if constexpr (N >= G16_MUL_OUTLINED) return mul_outlined(a, b);
-#endif
-    return mul_inline(a, b);
-  }
-#if defined(G16_MUL_OUTLINED) && defined(__CUDACC__)
-  static __device__ __noinline__ mont_t mul_outlined(mont_t a, mont_t b) {
-    return mul_inline(a, b);
-  }
-#endif
-  static G16_HD mont_t mul_inline(const mont_t& a, const mont_t& b) {
     static_assert(N % 2 == 0, "the even/odd split needs an even limb count");
-    if constexpr (kKaratsuba) {
-      uint32_t t[2 * N];
-      mul_wide(a, b, t);
-      return reduce_wide(t);
-    } else {
-      uint32_t x[N], y[N];
-      // Rows alternate which array holds the even half.
+    uint32_t x[N], y[N];
+    // Rows alternate which array holds the even half.
 G16_UNROLL
-      for (int i = 0; i < N; i += 2) {
-        mul_row(x, y, a, b.v[i], i == 0);
-        mul_row(y, x, a, b.v[i + 1], false);
-      }
-      return mul_finish(x, y);
+    for (int i = 0; i < N; i += 2) {
+      mul_row(x, y, a, b.v[i], i == 0);
+      mul_row(y, x, a, b.v[i + 1], false);
     }
+    return mul_finish(x, y);
   }
-  // T = y + 2^32 * x with y[0] = 0: the result is x + y / 2^32. Without kReduce it stays below
-  // 2p (the lazy form; see kmod): the products below take operands below 2p for it.
-  template <bool kReduce = true>
+  // T = y + 2^32 * x with y[0] = 0: the result is x + y / 2^32.
   static G16_HD mont_t mul_finish(const uint32_t x[N], const uint32_t y[N]) {
     mont_t r;
     r.v[0] = ptx::add_cc(x[0], y[1]);
 G16_UNROLL
     for (int j = 1; j < N - 1; j++) r.v[j] = ptx::addc_cc(x[j], y[j + 1]);
     r.v[N - 1] = ptx::addc(x[N - 1], 0);
-    if constexpr (kReduce) reduce_once(r.v);
+    reduce_once(r.v);
     return r;
   }
   // Two independent products with their rows interleaved, so that one warp has four carry
   // chains in flight instead of two (the MSM's curve additions run at ~12 warps per SM, where
   // one product's chains leave the IMAD pipe idle between dependent instructions).
-  // With kReduce false, operands below 2p give lazy results (T < a + p < 3p after every row).
-  template <bool kReduce = true>
   static G16_HD void mul2(const mont_t& a, const mont_t& b, const mont_t& c, const mont_t& d,
                           mont_t& ab, mont_t& cd) {
-    static_assert(kReduce || (kFits<2> && !kKaratsuba), "lazy products: even/odd rows, 4p < R");
-    if constexpr (kKaratsuba) {
-      ab = mul_inline(a, b);
-      cd = mul_inline(c, d);
-    } else {
-      uint32_t x[N], y[N], u[N], w[N];
+    uint32_t x[N], y[N], u[N], w[N];
 G16_UNROLL
-      for (int i = 0; i < N; i += 2) {
-        mul_row(x, y, a, b.v[i], i == 0);
-        mul_row(u, w, c, d.v[i], i == 0);
-        mul_row(y, x, a, b.v[i + 1], false);
-        mul_row(w, u, c, d.v[i + 1], false);
-      }
-      ab = mul_finish<kReduce>(x, y);
-      cd = mul_finish<kReduce>(u, w);
+    for (int i = 0; i < N; i += 2) {
+      mul_row(x, y, a, b.v[i], i == 0);
+      mul_row(u, w, c, d.v[i], i == 0);
+      mul_row(y, x, a, b.v[i + 1], false);
+      mul_row(w, u, c, d.v[i + 1], false);
     }
+    ab = mul_finish(x, y);
+    cd = mul_finish(u, w);
   }
   // T = T / 2^32 + m p, with m making the new limb 0 vanish: a reduction row of mul_row
   // without the product, for sqr's reduction of the square's low half. (e, o) are the previous
@@ -566,18 +449,14 @@ G16_UNROLL
     pmadc_end(m, P::mod(N - 1), 0, 0, o[N - 2], o[N - 1]);
     reduce_even_half(e, o, m);
   }
-#if !defined(G16_SQR_PRODUCT)
   // a^2 / R mod p with each cross product a_i a_j (i < j) formed once: ~3/4 of a product's
   // IMAD work (the MSM's curve additions square twice each, and their kernels are bound by the
   // IMAD pipe). The square S = 2 C + D in 2N limbs: C, the cross products, in two arrays by
   // the parity of i + j, so that each row is two chains of fused 64-bit multiply-adds (as in
   // the product); D, the diagonal a_i^2. Then the Montgomery reduction of S's low half alone,
   // U = (S_lo + M p) / R <= p, and a^2 / R = U + S_hi (mod p) with S_hi < p^2 / R < p: one
-  // conditional subtraction. Without kReduce (lazy, a below 2p): S_hi < 4p^2 / R < p still, and
-  // the result, below 2p, skips it.
-  template <bool kReduce = true>
+  // conditional subtraction.
   G16_HD mont_t sqr() const {
-    static_assert(kReduce || kFits<2>, "lazy squares need 4p < R");
     uint32_t ev[2 * N], od[2 * N];
 G16_UNROLL
     for (int k = 0; k < 2 * N; k++) ev[k] = od[k] = 0;
@@ -622,14 +501,12 @@ G16_UNROLL
       pmadc(v[i], v[i], t[2 * i], t[2 * i + 1], t[2 * i], t[2 * i + 1]);
     }
     pmadc_end(v[N - 1], v[N - 1], t[2 * N - 2], t[2 * N - 1], t[2 * N - 2], t[2 * N - 1]);
-    return reduce_wide<kReduce>(t);
+    return reduce_wide(t);
   }
   // The curve formulas square on their own rather than as a product pair.
   static constexpr bool kCheapSquare = true;
-#endif
   // T / R mod p for T < p R (2N limbs): the Montgomery reduction of T's low half alone,
   // U = (T_lo + M p) / R <= p, then U + T_hi < 2p (T_hi < p), one conditional subtraction.
-  template <bool kReduce = true>
   static G16_HD mont_t reduce_wide(const uint32_t t[2 * N]) {
     // Row 0 on (x = T_lo, y = 0), then shifted rows alternating.
     uint32_t x[N], y[N];
@@ -654,96 +531,8 @@ G16_UNROLL
 G16_UNROLL
     for (int j = 1; j < N - 1; j++) r.v[j] = ptx::addc_cc(r.v[j], t[N + j]);
     r.v[N - 1] = ptx::addc(r.v[N - 1], t[2 * N - 1]);
-    if constexpr (kReduce) reduce_once(r.v);
+    reduce_once(r.v);
     return r;
-  }
-  // Whether products take one Karatsuba level: three half-size products and the reduction of
-  // the whole 2N-limb product (reduce_wide), 3/4 of the product's multiply-adds for ~100 more
-  // additions. Fields of at least G16_KARATSUBA_LIMBS limbs (a tuning switch; 0: none) do.
-  // sm_90 SASS: Fp's product 1,188 -> 1,078 IMAD-pipe cycles (432 -> 568 instructions), Fr's
-  // 464 -> 468; yet on the H200 Fp products ran 0.94x as fast and the G1 MSM 1.17x slower
-  // (more instructions, additions moved onto the IMAD pipe, spills), so it is off.
-  static constexpr bool kKaratsuba = G16_KARATSUBA_LIMBS > 0 && N >= G16_KARATSUBA_LIMBS;
-  // r = a b (H limbs each, 2H limbs out), every limb product formed once: row i adds a_i b_j
-  // at weight i + j into `ev` or `od` by the parity of i + j, so each row is two chains of
-  // fused 64-bit multiply-adds (as in sqr); a chain's carry goes one limb above its last
-  // product, where earlier rows left at most a carry, or nowhere at the top (r < 2^(64H)).
-  template <int H>
-  static G16_HD void mul_half(const uint32_t* a, const uint32_t* b, uint32_t r[2 * H]) {
-    uint32_t ev[2 * H], od[2 * H];
-G16_UNROLL
-    for (int k = 0; k < 2 * H; k++) ev[k] = od[k] = 0;
-G16_UNROLL
-    for (int i = 0; i < H; i++) {
-G16_UNROLL
-      for (int s = 0; s < 2; s++) {
-        uint32_t* x = ((i + s) & 1) ? od : ev;  // products a_i b_j with j = s, s + 2, ...
-        int top = -1;
-G16_UNROLL
-        for (int j = s; j < H; j += 2) {
-          if (j == s) pmad(a[i], b[j], x[i + j], x[i + j + 1], x[i + j], x[i + j + 1]);
-          else pmadc(a[i], b[j], x[i + j], x[i + j + 1], x[i + j], x[i + j + 1]);
-          top = i + j + 1;
-        }
-        if (top >= 0 && top + 1 < 2 * H) x[top + 1] = ptx::addc(x[top + 1], 0);
-      }
-    }
-    r[0] = ev[0];  // od[0] is never written
-    r[1] = ptx::add_cc(ev[1], od[1]);
-G16_UNROLL
-    for (int k = 2; k < 2 * H - 1; k++) r[k] = ptx::addc_cc(ev[k], od[k]);
-    r[2 * H - 1] = ptx::addc(ev[2 * H - 1], od[2 * H - 1]);
-  }
-  // t = a b (2N limbs) by one Karatsuba level: with a = a0 + a1 W^H, b = b0 + b1 W^H
-  // (W = 2^32, H = N/2), a b = z0 + z1 W^H + z2 W^N, z0 = a0 b0, z2 = a1 b1 and
-  // z1 = (a0 + a1)(b0 + b1) - z0 - z2 < 2 W^N. The sums carry a bit each (ca, cb):
-  // (a0 + a1)(b0 + b1) = sa sb + (ca sb + cb sa) W^H + ca cb W^N with sa, sb their low H limbs.
-  static G16_HD void mul_wide(const mont_t& a, const mont_t& b, uint32_t t[2 * N]) {
-    constexpr int H = N / 2;
-    uint32_t z0[N], z2[N], zm[N], sa[H], sb[H];
-    mul_half<H>(a.v, b.v, z0);
-    mul_half<H>(a.v + H, b.v + H, z2);
-    sa[0] = ptx::add_cc(a.v[0], a.v[H]);
-G16_UNROLL
-    for (int k = 1; k < H; k++) sa[k] = ptx::addc_cc(a.v[k], a.v[H + k]);
-    const uint32_t ca = ptx::addc(0, 0);
-    sb[0] = ptx::add_cc(b.v[0], b.v[H]);
-G16_UNROLL
-    for (int k = 1; k < H; k++) sb[k] = ptx::addc_cc(b.v[k], b.v[H + k]);
-    const uint32_t cb = ptx::addc(0, 0);
-    mul_half<H>(sa, sb, zm);
-    // mid = z1 in N + 1 limbs: zm plus the carries' terms, minus z0 and z2.
-    uint32_t mid[N + 1];
-    const uint32_t ma = 0u - ca, mb = 0u - cb;
-G16_UNROLL
-    for (int k = 0; k < H; k++) mid[k] = zm[k];
-    mid[H] = ptx::add_cc(zm[H], sb[0] & ma);
-G16_UNROLL
-    for (int k = 1; k < H; k++) mid[H + k] = ptx::addc_cc(zm[H + k], sb[k] & ma);
-    mid[N] = ptx::addc(ca & cb, 0);
-    mid[H] = ptx::add_cc(mid[H], sa[0] & mb);
-G16_UNROLL
-    for (int k = 1; k < H; k++) mid[H + k] = ptx::addc_cc(mid[H + k], sa[k] & mb);
-    mid[N] = ptx::addc(mid[N], 0);
-    mid[0] = ptx::sub_cc(mid[0], z0[0]);
-G16_UNROLL
-    for (int k = 1; k < N; k++) mid[k] = ptx::subc_cc(mid[k], z0[k]);
-    mid[N] = ptx::subc(mid[N], 0);
-    mid[0] = ptx::sub_cc(mid[0], z2[0]);
-G16_UNROLL
-    for (int k = 1; k < N; k++) mid[k] = ptx::subc_cc(mid[k], z2[k]);
-    mid[N] = ptx::subc(mid[N], 0);
-    // t = z0 + mid W^H + z2 W^N.
-G16_UNROLL
-    for (int k = 0; k < H; k++) t[k] = z0[k];
-    t[H] = ptx::add_cc(z0[H], mid[0]);
-G16_UNROLL
-    for (int k = H + 1; k < N; k++) t[k] = ptx::addc_cc(z0[k], mid[k - H]);
-G16_UNROLL
-    for (int k = N; k <= N + H; k++) t[k] = ptx::addc_cc(z2[k - N], mid[k - H]);
-G16_UNROLL
-    for (int k = N + H + 1; k < 2 * N - 1; k++) t[k] = ptx::addc_cc(z2[k - N], 0);
-    t[2 * N - 1] = ptx::addc(z2[N - 1], 0);
   }
   // (a b + c d) / R mod p with one reduction per row for both products: each row adds a b_i
   // and c d_i before m p, so a sum of two products costs three row halves' multiply-adds
@@ -751,26 +540,12 @@ G16_UNROLL
   // bucket kernels are bound by the IMAD pipe (Nsight Compute: 85% of its cycles in the slice
   // kernel). With a, c < p, T < a + c + p < 3p < 2^(32N) after every row, and the result is
   // below (2 p^2 + R p) / R < 1.25 p: one conditional subtraction, the same value as
-  // a * b + c * d. Without kReduce (lazy: a, b, c, d below 2p) T < a + c + p < 5p after every
-  // row and the result is below (8 p^2 + R p) / R < 2p for Fp.
-  template <bool kReduce = true>
+  // a * b + c * d.
   static G16_HD mont_t mul_add2(const mont_t& a, const mont_t& b, const mont_t& c,
                                 const mont_t& d) {
-    static_assert(kReduce || (!kKaratsuba && P::mod(N - 1) < (1u << 29)),
-                  "lazy sums of products: even/odd rows, 8p < R");
     // 3p must fit N limbs: Fp's top limb is below 2^29, Fr's (above 2^32 / 3) is not.
     if constexpr (P::mod(N - 1) >= 0x55555555u) {
       return a * b + c * d;
-    } else if constexpr (kKaratsuba) {
-      // a b + c d < 2 p^2 < p R: one reduce_wide of the sum.
-      uint32_t t[2 * N], u[2 * N];
-      mul_wide(a, b, t);
-      mul_wide(c, d, u);
-      t[0] = ptx::add_cc(t[0], u[0]);
-G16_UNROLL
-      for (int k = 1; k < 2 * N - 1; k++) t[k] = ptx::addc_cc(t[k], u[k]);
-      t[2 * N - 1] = ptx::addc(t[2 * N - 1], u[2 * N - 1]);
-      return reduce_wide(t);
     } else {
       uint32_t x[N], y[N];
 G16_UNROLL
@@ -782,45 +557,15 @@ G16_UNROLL
         accumulate_row(y, x, c, d.v[i + 1]);
         reduce_row(y, x);
       }
-      return mul_finish<kReduce>(x, y);
+      return mul_finish(x, y);
     }
   }
 #else
-  // Montgomery product a * b / R mod p (CIOS). Per outer step the low and the high halves of
-  // the 32x32 products go in two separate carry chains, so every step is a fused multiply-add;
-  // the accumulator stays below 2^33 * p < 2^(32(N+1)) before each shift.
+  // The host's Montgomery product a * b / R mod p (CIOS on 64-bit products); the accumulator
+  // stays below 2^33 * p < 2^(32(N+1)) before each shift.
   friend G16_HD mont_t operator*(const mont_t& a, const mont_t& b) {
     uint32_t t[N + 1];
-G16_UNROLL
     for (int j = 0; j <= N; j++) t[j] = 0;
-#if defined(G16_CARRY_CHAINS)
-G16_UNROLL
-    for (int i = 0; i < N; i++) {
-      const uint32_t bi = b.v[i];
-      t[0] = ptx::mad_lo_cc(a.v[0], bi, t[0]);
-G16_UNROLL
-      for (int j = 1; j < N; j++) t[j] = ptx::madc_lo_cc(a.v[j], bi, t[j]);
-      t[N] = ptx::addc(t[N], 0);
-      t[1] = ptx::mad_hi_cc(a.v[0], bi, t[1]);
-G16_UNROLL
-      for (int j = 1; j < N - 1; j++) t[j + 1] = ptx::madc_hi_cc(a.v[j], bi, t[j + 1]);
-      t[N] = ptx::madc_hi(a.v[N - 1], bi, t[N]);
-
-      const uint32_t m = reduction_multiplier(t[0]);
-      t[0] = ptx::mad_lo_cc(m, P::mod(0), t[0]);
-G16_UNROLL
-      for (int j = 1; j < N; j++) t[j] = ptx::madc_lo_cc(m, P::mod(j), t[j]);
-      t[N] = ptx::addc(t[N], 0);
-      t[1] = ptx::mad_hi_cc(m, P::mod(0), t[1]);
-G16_UNROLL
-      for (int j = 1; j < N - 1; j++) t[j + 1] = ptx::madc_hi_cc(m, P::mod(j), t[j + 1]);
-      t[N] = ptx::madc_hi(m, P::mod(N - 1), t[N]);
-
-G16_UNROLL
-      for (int j = 0; j < N; j++) t[j] = t[j + 1];
-      t[N] = 0;
-    }
-#else
     for (int i = 0; i < N; i++) {
       uint64_t c = 0;
       for (int j = 0; j < N; j++) {
@@ -841,9 +586,7 @@ G16_UNROLL
       t[N - 1] = (uint32_t)top;
       t[N] = (uint32_t)(top >> 32);
     }
-#endif
     mont_t r;
-G16_UNROLL
     for (int j = 0; j < N; j++) r.v[j] = t[j];
     reduce_once(r.v);
     return r;
@@ -858,86 +601,14 @@ G16_UNROLL
                                 const mont_t& d) {
     return a * b + c * d;
   }
+  G16_HD mont_t sqr() const { return *this * *this; }
+  static constexpr bool kCheapSquare = false;
 #endif
 
   G16_HD mont_t& operator+=(const mont_t& b) { return *this = *this + b; }
   G16_HD mont_t& operator-=(const mont_t& b) { return *this = *this - b; }
   G16_HD mont_t& operator*=(const mont_t& b) { return *this = *this * b; }
 
-#if defined(G16_CARRY_CHAINS) && defined(G16_MUL_EVEN_ODD) && !defined(G16_SQR_PRODUCT)
-  // (the even/odd squaring is above, beside the even/odd product)
-#elif defined(G16_CARRY_CHAINS) && defined(G16_SQR_DEDICATED)
-  static constexpr bool kCheapSquare = false;
-  // a^2 / R mod p with each cross product a_i a_j (i < j) formed once: the full square S =
-  // 2 * sum_{i<j} a_i a_j W^(i+j) + sum_i a_i^2 W^(2i) (W = 2^32) in 2N limbs, then the
-  // Montgomery reduction of its low half alone: U = (S_lo + M p) / R with M making the sum a
-  // multiple of R, so U <= p, and S / R = U + S_hi (mod p) with S_hi < p / 2. About 3N^2
-  // multiply-adds against 4N^2 for a product. (The curve formulas square twice per addition.)
-  G16_HD mont_t sqr() const {
-    uint32_t t[2 * N];
-G16_UNROLL
-    for (int k = 0; k < 2 * N; k++) t[k] = 0;
-    // Cross products, row i at weight 2i + 1: a low-half chain and a high-half chain.
-G16_UNROLL
-    for (int i = 0; i < N - 1; i++) {
-      t[2 * i + 1] = ptx::mad_lo_cc(v[i], v[i + 1], t[2 * i + 1]);
-G16_UNROLL
-      for (int j = i + 2; j < N; j++) t[i + j] = ptx::madc_lo_cc(v[i], v[j], t[i + j]);
-      t[i + N] = ptx::addc(0, 0);  // no earlier row reached weight i + N
-      t[2 * i + 2] = ptx::mad_hi_cc(v[i], v[i + 1], t[2 * i + 2]);
-G16_UNROLL
-      for (int j = i + 2; j < N; j++) t[i + j + 1] = ptx::madc_hi_cc(v[i], v[j], t[i + j + 1]);
-      // The rows so far sum below W^(i + N + 1): no carry leaves weight i + N.
-    }
-    // Doubled (t[0] is 0), then the squares on the diagonal.
-    t[1] = ptx::add_cc(t[1], t[1]);
-G16_UNROLL
-    for (int k = 2; k < 2 * N - 1; k++) t[k] = ptx::addc_cc(t[k], t[k]);
-    t[2 * N - 1] = ptx::addc(0, 0);
-    t[0] = ptx::mad_lo_cc(v[0], v[0], t[0]);
-    t[1] = ptx::madc_hi_cc(v[0], v[0], t[1]);
-G16_UNROLL
-    for (int i = 1; i < N - 1; i++) {
-      t[2 * i] = ptx::madc_lo_cc(v[i], v[i], t[2 * i]);
-      t[2 * i + 1] = ptx::madc_hi_cc(v[i], v[i], t[2 * i + 1]);
-    }
-    t[2 * N - 2] = ptx::madc_lo_cc(v[N - 1], v[N - 1], t[2 * N - 2]);
-    t[2 * N - 1] = ptx::madc_hi(v[N - 1], v[N - 1], t[2 * N - 1]);
-    // Reduction of the low half: u = (u + m p) / W, N times (u < W^N throughout).
-    uint32_t u[N + 1];
-G16_UNROLL
-    for (int j = 0; j < N; j++) u[j] = t[j];
-    u[N] = 0;
-G16_UNROLL
-    for (int i = 0; i < N; i++) {
-      const uint32_t m = reduction_multiplier(u[0]);
-      u[0] = ptx::mad_lo_cc(m, P::mod(0), u[0]);
-G16_UNROLL
-      for (int j = 1; j < N; j++) u[j] = ptx::madc_lo_cc(m, P::mod(j), u[j]);
-      u[N] = ptx::addc(u[N], 0);
-      u[1] = ptx::mad_hi_cc(m, P::mod(0), u[1]);
-G16_UNROLL
-      for (int j = 1; j < N - 1; j++) u[j + 1] = ptx::madc_hi_cc(m, P::mod(j), u[j + 1]);
-      u[N] = ptx::madc_hi(m, P::mod(N - 1), u[N]);
-G16_UNROLL
-      for (int j = 0; j < N; j++) u[j] = u[j + 1];
-      u[N] = 0;
-    }
-    // U + S_hi < 1.5 p + 1: one conditional subtraction.
-    mont_t r;
-    r.v[0] = ptx::add_cc(u[0], t[N]);
-G16_UNROLL
-    for (int j = 1; j < N - 1; j++) r.v[j] = ptx::addc_cc(u[j], t[N + j]);
-    r.v[N - 1] = ptx::addc(u[N - 1], t[2 * N - 1]);
-    reduce_once(r.v);
-    return r;
-  }
-#else
-  // The general product (the even/odd build and G16_SQR_DEDICATED form each cross product
-  // once; G16_SQR_PRODUCT, a tuning switch, takes the product there too).
-  G16_HD mont_t sqr() const { return *this * *this; }
-  static constexpr bool kCheapSquare = false;
-#endif
 
   // Canonical integer -> Montgomery form: a * R^2 / R.
   G16_HD mont_t to_mont() const {

@@ -1,8 +1,6 @@
 // Test kernels for the field arithmetic: out[i] = op(a[i], b[i]) over Fr or Fp, so the host
 // tests can compare every operation of field.cuh with blstrs bit for bit.
 #include "internal.cuh"
-#include "mont29.cuh"
-#include "mont52.cuh"
 #include "launcher.h"
 
 namespace g16 {
@@ -13,22 +11,8 @@ enum op_t {
   // a * b * b * ... (MUL_CHAIN_LEN products, each waiting for the one before): the
   // multiplication throughput benchmark, checkable against blstrs.
   OP_MUL_CHAIN,
-  // The same chain through mont52.cuh's FP64-limb product: b prepared once, a converted in
-  // and out once, products fed back unreduced.
-  OP_MUL_CHAIN_F52,
-  // Both chains side by side in each thread (integer and FP64-limb, MUL_CHAIN_LEN products
-  // each, independent): whether the IMAD and FP64 pipes add up. Returns their common result
-  // (zero if they differ), so both are computed and the result is checkable.
-  OP_MUL_CHAIN_MIXED,
-  // The integer chain in even warps and the FP64-limb one in odd warps (elements 32 apart run
-  // in different warps): whether warps of two kinds on one SM add up, as two kernels of each
-  // kind running side by side would.
-  OP_MUL_CHAIN_WARPS,
   // a^-1 by the binary extended Euclidean algorithm (the MSM's batch inversions); 0 -> 0.
   OP_INV_VARTIME,
-  // The chain through mont29.cuh's carry-free 29-bit-limb product (Fp; Fr runs the integer
-  // chain): b shifted once, a converted in and out once, products fed back unreduced.
-  OP_MUL_CHAIN_29,
   // Two independent integer chains per thread through mont_t::mul2 (a b^L and b^(L+1),
   // returned summed): what pairing products gains at the kernel's occupancy.
   OP_MUL_CHAIN_PAIRED,
@@ -37,48 +21,18 @@ enum op_t {
 
 constexpr int MUL_CHAIN_LEN = 64;
 
-template <class P>
-G16_HD typename P::field mul_chain_m52(const typename P::field& x, const typename P::field& y) {
-  m52<P> r = to_m52<P>(x);
-  const m52<P> t = prepare52<P>(y);
-  for (int k = 0; k < MUL_CHAIN_LEN; k++) r = mul52(r, t);
-  return from_m52<P>(r);
-}
-template <class P>
-G16_HD typename P::field mul_chain_mixed(const typename P::field& x, const typename P::field& y) {
-  typename P::field r = x;
-  m52<P> q = to_m52<P>(x);
-  const m52<P> t = prepare52<P>(y);
-  for (int k = 0; k < MUL_CHAIN_LEN; k++) {
-    r = r * y;
-    q = mul52(q, t);
-  }
-  return r == from_m52<P>(q) ? r : P::field::zero();
-}
 template <class F>
 G16_HD F mul_chain_int(const F& x, const F& y) {
   F r = x;
   for (int k = 0; k < MUL_CHAIN_LEN; k++) r = r * y;
   return r;
 }
-G16_HD fp_t mul_chain_29(const fp_t& x, const fp_t& y) {
-  fp29 r = to_fp29(x, 0);
-  const fp29 t = to_fp29(y, fp29::kShift);
-  for (int k = 0; k < MUL_CHAIN_LEN; k++) r = mul29(r, t);
-  return from_fp29(r);
-}
-G16_HD fr_t mul_chain_29(const fr_t& x, const fr_t& y) { return mul_chain_int(x, y); }
 template <class F>
 G16_HD F mul_chain_paired(const F& x, const F& y) {
   F r = x, q = y;
   for (int k = 0; k < MUL_CHAIN_LEN; k++) F::mul2(r, y, q, y, r, q);
   return r + q;
 }
-G16_HD fr_t mul_chain_f52(const fr_t& x, const fr_t& y) { return mul_chain_m52<fr52_params>(x, y); }
-G16_HD fp_t mul_chain_f52(const fp_t& x, const fp_t& y) { return mul_chain_m52<fp52_params>(x, y); }
-G16_HD fr_t mul_chain_mixed(const fr_t& x, const fr_t& y) { return mul_chain_mixed<fr52_params>(x, y); }
-G16_HD fp_t mul_chain_mixed(const fp_t& x, const fp_t& y) { return mul_chain_mixed<fp52_params>(x, y); }
-
 template <class F>
 G16_HD F apply(int op, const F& x, const F* b, size_t i) {
   switch (op) {
@@ -90,12 +44,7 @@ G16_HD F apply(int op, const F& x, const F* b, size_t i) {
     case OP_TO_MONT: return x.to_mont();
     case OP_FROM_MONT: return x.from_mont();
     case OP_MUL_CHAIN: return mul_chain_int(x, b[i]);
-    case OP_MUL_CHAIN_F52: return mul_chain_f52(x, b[i]);
-    case OP_MUL_CHAIN_MIXED: return mul_chain_mixed(x, b[i]);
-    case OP_MUL_CHAIN_WARPS:
-      return (i >> 5) & 1 ? mul_chain_f52(x, b[i]) : mul_chain_int(x, b[i]);
     case OP_INV_VARTIME: return x.inverse_vartime();
-    case OP_MUL_CHAIN_29: return mul_chain_29(x, b[i]);
     case OP_MUL_CHAIN_PAIRED: return mul_chain_paired(x, b[i]);
     default: return x.inverse();  // OP_INV; 0 -> 0
   }
@@ -116,8 +65,7 @@ cudaError_t launch(int op, const F* a, const F* b, F* out, size_t n, cudaStream_
   if (op < 0 || op >= OP_COUNT) return cudaErrorInvalidValue;
   if (n == 0) return cudaSuccess;
   // The binary ops read b.
-  const bool binary = op <= OP_MUL || (op >= OP_MUL_CHAIN && op <= OP_MUL_CHAIN_WARPS) ||
-                      op >= OP_MUL_CHAIN_29;
+  const bool binary = op <= OP_MUL || op == OP_MUL_CHAIN || op == OP_MUL_CHAIN_PAIRED;
   if (a == nullptr || out == nullptr || (binary && b == nullptr)) return cudaErrorInvalidValue;
   const unsigned threads = 256;
   const uint64_t want = (n + threads - 1) / threads;

@@ -40,7 +40,7 @@ G16_HD uint64_t bitrev64(uint64_t x, uint32_t bits) {
 #endif
 }
 
-// Sorted-bucket lookups of the MSM (msm.cuh's slices, msm_affine.cuh's rounds):
+// Sorted-bucket lookups of the MSM (msm.cuh's slices):
 // The key whose bucket holds entry e: the largest k with offsets[k] <= e (empty buckets share
 // their successor's offset, and taking the largest skips them). Needs e < offsets[keys].
 G16_HD uint32_t key_of_entry(const uint32_t* offsets, uint32_t keys, uint32_t e) {

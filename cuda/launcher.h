@@ -28,8 +28,9 @@ typedef struct CUstream_st* g16_stream_t;
 // Defined in field_test.cu, built only with the `gpu-test-kernels` cargo feature.
 // out[i] = op(a[i], b[i]) for i < n. b is ignored by unary ops.
 // ops: 0 add, 1 sub, 2 mul, 3 sqr, 4 neg, 5 to_montgomery (canonical -> Montgomery),
-//      6 from_montgomery (Montgomery -> canonical), 7 inverse (0 -> 0), 8-11 the multiplication
-//      benchmarks (field_test.cu), 12 inverse by the binary extended Euclidean algorithm.
+//      6 from_montgomery (Montgomery -> canonical), 7 inverse (0 -> 0), 8 a chain of products
+//      (the multiplication benchmark), 9 inverse by the binary extended Euclidean algorithm,
+//      10 two chains of products paired (field_test.cu).
 // Inputs may be any value below the modulus; outputs are fully reduced.
 int g16_fr_test_op(int op, const void* a, const void* b, void* out, size_t n, g16_stream_t stream);
 int g16_fp_test_op(int op, const void* a, const void* b, void* out, size_t n, g16_stream_t stream);
@@ -83,8 +84,7 @@ int g16_ntt_coset(void* data, uint32_t lg_n, int inverse, const void* table, uin
 // g16_ntt_coset with inverse = 0; g16_ntt_lde_quotient is g16_ntt_lde on c, then
 // g16_h_pointwise(a, b, c, 2^lg_n, 1), then g16_ntt_coset on a with inverse = 1 (c is left
 // undefined). From 2^20 up g16_ntt_lde runs the two passes that work on the same tiles as one
-// kernel (unless built with -DG16_NTT_SEPARATE_H); g16_ntt_lde_quotient does so for its own
-// with -DG16_NTT_FUSE_QUOTIENT (measured slower).
+// kernel.
 int g16_ntt_lde(void* data, uint32_t lg_n, const void* table, uint32_t lg_max, const void* coset,
                 const void* top, uint32_t top_lg, g16_stream_t stream);
 int g16_ntt_lde_quotient(void* a, const void* b, void* c, uint32_t lg_n, const void* table,
@@ -124,12 +124,12 @@ int g16_curve_test_op(int curve, int op, const void* a, const void* b, void* out
 // Montgomery-form Fr when `montgomery` != 0 (as the H coefficients are left by the NTT). Index
 // entries >= n_points (and points beyond n_points when index is NULL) are never read: an index
 // out of range counts as the identity. n < 2^31. `strategy` bits 0-7 say how buckets are
-// summed: 0 auto (the slices), 1 slices of XYZZ mixed additions, 2 batch-affine rounds (G1; G2 takes the
-// slices), 3 batch-affine rounds over chunks of 4096 scalars (for tests); bits 8-15 force the
+// summed: 0 auto (the slices), 1 slices of XYZZ mixed additions, 2 the slices with the binned
+// scatter at any size, over small sub-chunks (for tests); bits 8-15 force the
 // window width (0: chosen from n; else 4..24); bits 16-20, with index NULL, give the scalars'
 // order: 0 natural, else bit-reversed over that many bits (scalar k goes with
 // points[bitrev(k)]; n <= 2^bits); bits 21-25 the precomputed copies m of the points (0 or 1:
-// none; G1 and slices only, 2 <= m <= ceil(256 / c) with the window c forced in bits 8-15):
+// none; G1 only, 2 <= m <= ceil(256 / c) with the window c forced in bits 8-15):
 // `points` then holds m * n_points points, copy j = 2^(c j) times copy 0, as
 // g16_msm_precompute leaves them (m * n_points < 2^31); any other value is invalid. `workspace` must hold g16_msm_workspace_size(curve, n, strategy)
 // bytes (0 means n or strategy is out of range). result: one XYZZ point in device memory; n = 0

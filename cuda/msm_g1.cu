@@ -23,7 +23,7 @@ cudaError_t g1_msm_precompute(g1_affine_t* points, size_t n_points, uint32_t c, 
 
 uint32_t g1_msm_window_bits(size_t n, int strategy) {
   msm_plan p;
-  return make_msm_plan(n, sizeof(g1_xyzz_t), 0, strategy, &p) ? p.c : 0;
+  return make_msm_plan(n, sizeof(g1_xyzz_t), strategy, &p) ? p.c : 0;
 }
 
 size_t g1_msm_accumulate_workspace_size(size_t n_cap, int strategy) {

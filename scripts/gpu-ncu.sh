@@ -8,8 +8,7 @@
 # tells a pass bound by its products (issue slots busy, the FMA pipe) from one bound by memory
 # or by latency (stalls). NCU_LAUNCHES (default 12) caps the launches profiled; NCU_BENCH names
 # another gpu_bench binary (a variant build) to profile, a path or a name in the pack's
-# examples/ (gpu_bench_ws2); NCU_MSM_STRATEGY (default auto) the MSM's bucket strategy
-# (slices, affine).
+# examples/ (gpu_bench_ws2).
 set -uo pipefail
 pack=${1:?usage: gpu-ncu.sh PACK_DIR OUT_DIR [LOG_N] [VARIANT]}
 out=${2:?usage: gpu-ncu.sh PACK_DIR OUT_DIR [LOG_N] [VARIANT]}
@@ -22,7 +21,7 @@ bench=${NCU_BENCH:-gpu_bench}
 report="$out/ncu-$lg-$variant.txt"
 if [ "$variant" = msm ]; then
     kernels='count_kernel|scan|chunk_|scatter_kernel|task_kernel|slice_kernel|bucket_|head_round|segment_kernel|reduce_kernel|combine_kernel|ba_'
-    bench_args=(--msm "$lg" --msm-strategy "${NCU_MSM_STRATEGY:-auto}" --ntt "" --h "")
+    bench_args=(--msm "$lg" --ntt "" --h "")
 else
     kernels='ntt_pass_kernel|scale_powers|h_pointwise|bit_reverse'
     bench_args=(--ntt "$lg" --ntt-variants "$variant" --h "" --msm "")

@@ -2,7 +2,7 @@
 # gpu-variants.sh OUT_DIR "name:nvcc flags;name:nvcc flags;...": builds the examples in
 # GPU_VARIANT_EXAMPLES (default gpu_bench; `bench` for whole partitions) and the tests in
 # GPU_VARIANT_TESTS (default gpu_field gpu_ntt gpu_msm) once per variant of the kernels'
-# compile-time switches (GROTH16_C2_NVCC_FLAGS, e.g. -DG16_MUL_EVEN_ODD or
+# tuning knobs (cuda/config.cuh; GROTH16_C2_NVCC_FLAGS, e.g. -DG16_MSM_MAX_WINDOW=18 or
 # -DG16_NTT_MIN_BLOCKS=2), release, --features cuda,bellpepper,gpu-test-kernels, stripped,
 # into OUT_DIR/<name>/. Pack them beside a baseline for scripts/gpu-ab.sh with
 #   GPU_PACK_EXTRA="OUT_DIR/<name>/gpu_bench=gpu_bench_<name> ..." bash scripts/gpu-pack.sh

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # scripts/sass-mix.sh [FLAGS ...]: what the kernels cost in machine code, without a GPU. For each
-# set of nvcc flags given (one argument each, e.g. "" "-DG16_FR_GENERIC_REDUCTION"), compiles
-# the field products for sm_90 (Fr, Fp, and their FP64-limb products) and prints their SASS
-# instruction mix (IMAD.HI and IMAD.WIDE take the IMAD pipe twice as long as IMAD on Hopper),
-# then the NTT pass kernels' spills (ptxas -v).
+# set of nvcc flags given (one argument each, e.g. "" "-DG16_NTT_MIN_BLOCKS=2"), compiles the
+# field products for sm_90 (Fr, Fp) and prints their SASS instruction mix (IMAD.HI and
+# IMAD.WIDE take the IMAD pipe twice as long as IMAD on Hopper), then the NTT pass kernels'
+# spills (ptxas -v).
 # Installs cuobjdump and nvdisasm from PyPI into .cuda-venv the first time (nvcc's wheels lack
 # them); scripts/install-cuda.sh must have run.
 set -euo pipefail
@@ -22,12 +22,10 @@ export PATH="$PWD/$bin:$PATH" NVDISASM_PATH="$PWD/$bin"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cat >"$work/probe.cu" <<'CU'
-#include "mont52.cuh"
+#include "bls12_381.cuh"
 using namespace g16;
 __global__ void fr_mul(const fr_t* a, const fr_t* b, fr_t* o) { int i = threadIdx.x; o[i] = a[i] * b[i]; }
 __global__ void fp_mul(const fp_t* a, const fp_t* b, fp_t* o) { int i = threadIdx.x; o[i] = a[i] * b[i]; }
-__global__ void fr52_mul(const fr52* a, const fr52* b, fr52* o) { int i = threadIdx.x; o[i] = mul52(a[i], b[i]); }
-__global__ void fp52_mul(const fp52* a, const fp52* b, fp52* o) { int i = threadIdx.x; o[i] = mul52(a[i], b[i]); }
 CU
 [ $# -gt 0 ] || set -- ""
 for flags in "$@"; do
@@ -36,14 +34,7 @@ for flags in "$@"; do
     nvcc -std=c++17 -O3 -arch=sm_90 -cubin -Icuda $flags -o "$work/probe.cubin" "$work/probe.cu"
     cuobjdump -sass "$work/probe.cubin" >"$work/probe.sass"
     # The integer products: instructions and IMAD-pipe cycles (scripts/sass-imad.py).
-    python3 scripts/sass-imad.py "$work/probe.sass" _mul | grep -v 52_mul
-    # The FP64-limb products (cuda/mont52.cuh): FP64 instructions take the FP64 pipe, not IMAD's.
-    for fn in fr52_mul fp52_mul; do
-        awk "/Function : .*$fn/{p=1;next} /Function :/{p=0} p" "$work/probe.sass" >"$work/$fn.s"
-        c() { grep -cE "$1" "$work/$fn.s" || true; }
-        printf '%s: %d instructions, DFMA %d, DADD %d, IADD3 %d, IMAD %d, LOP3 %d\n' "$fn" \
-            "$(c '^ +/\*[0-9a-f]{4}\*/')" "$(c 'DFMA')" "$(c 'DADD')" "$(c 'IADD3')" "$(c 'IMAD')" "$(c 'LOP3')"
-    done
+    python3 scripts/sass-imad.py "$work/probe.sass" _mul
     # shellcheck disable=SC2086
     nvcc -std=c++17 -O3 -arch=sm_90 -cubin -Xptxas -v -Icuda $flags -o "$work/ntt.cubin" cuda/ntt.cu 2>&1 |
         awk '/Compiling entry function .*ntt_pass_kernelILi9/{getline; getline; sub(/^ptxas info *: */, ""); print "ntt pass (9 bits): " $0}'

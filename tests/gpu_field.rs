@@ -112,18 +112,6 @@ fn fr_ops_match_blstrs() {
     check::<_, 4>(false, "Fr", &a, &b, FieldOp::MulChain, |x, y| {
         *x * y.pow_vartime([MUL_CHAIN_LEN])
     });
-    check::<_, 4>(false, "Fr", &a, &b, FieldOp::MulChainF64, |x, y| {
-        *x * y.pow_vartime([MUL_CHAIN_LEN])
-    });
-    check::<_, 4>(false, "Fr", &a, &b, FieldOp::MulChainMixed, |x, y| {
-        *x * y.pow_vartime([MUL_CHAIN_LEN])
-    });
-    check::<_, 4>(false, "Fr", &a, &b, FieldOp::MulChainWarps, |x, y| {
-        *x * y.pow_vartime([MUL_CHAIN_LEN])
-    });
-    check::<_, 4>(false, "Fr", &a, &b, FieldOp::MulChain29, |x, y| {
-        *x * y.pow_vartime([MUL_CHAIN_LEN])
-    });
     check::<_, 4>(false, "Fr", &a, &b, FieldOp::MulChainPaired, |x, y| {
         *x * y.pow_vartime([MUL_CHAIN_LEN]) + y.pow_vartime([MUL_CHAIN_LEN + 1])
     });
@@ -163,18 +151,6 @@ fn fp_ops_match_blstrs() {
     check::<_, 6>(true, "Fp", &a, &b, FieldOp::Sub, |x, y| *x - y);
     check::<_, 6>(true, "Fp", &a, &b, FieldOp::Mul, |x, y| *x * y);
     check::<_, 6>(true, "Fp", &a, &b, FieldOp::MulChain, |x, y| {
-        *x * y.pow_vartime([MUL_CHAIN_LEN])
-    });
-    check::<_, 6>(true, "Fp", &a, &b, FieldOp::MulChainF64, |x, y| {
-        *x * y.pow_vartime([MUL_CHAIN_LEN])
-    });
-    check::<_, 6>(true, "Fp", &a, &b, FieldOp::MulChainMixed, |x, y| {
-        *x * y.pow_vartime([MUL_CHAIN_LEN])
-    });
-    check::<_, 6>(true, "Fp", &a, &b, FieldOp::MulChainWarps, |x, y| {
-        *x * y.pow_vartime([MUL_CHAIN_LEN])
-    });
-    check::<_, 6>(true, "Fp", &a, &b, FieldOp::MulChain29, |x, y| {
         *x * y.pow_vartime([MUL_CHAIN_LEN])
     });
     check::<_, 6>(true, "Fp", &a, &b, FieldOp::MulChainPaired, |x, y| {

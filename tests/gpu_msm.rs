@@ -3,10 +3,9 @@
 //! G1 MSM for 1, 2, 3, 31, 1000, 2^16 and 2^20 points and G2 MSM for 1, 2, 3, 31, 1000 and 2^14
 //! points, with random scalars, all 0, all 1, all r - 1, few distinct points repeated many times,
 //! sums that cancel to the identity, identity points among the points, the `indices` path (with
-//! repeats, into a longer point vector) and, on G1, Montgomery-form scalars. Every G1 case runs
-//! under each bucket strategy (slices, batch-affine rounds, and those rounds over chunks of
-//! 4096 scalars, which add chunks into the buckets), and one 2^24 MSM runs under each against
-//! the CPU backend; forced window widths of 4 to 22 bits cover every bucket scan and window
+//! repeats, into a longer point vector) and, on G1, Montgomery-form scalars. Every case runs
+//! with the direct scatter and with the binned one (at any size, over small sub-chunks), and
+//! one 2^24 G1 MSM runs with each against the CPU backend; forced window widths of 4 to 22 bits cover every bucket scan and window
 //! count the plans use; and MSMs accumulated over chunks of the points as the streamed H MSM
 //! runs them. Batch additions on
 //! G1 and G2 over empty, full, 50% and 92% bitmaps, lengths that are not multiples of 64, length
@@ -85,7 +84,6 @@ fn rng(seed: u64) -> ChaCha8Rng {
 /// The GPU operations under test and the CPU backend's, per group.
 trait TestCurve: PrimeCurve<Scalar = Scalar> {
     const NAME: &'static str;
-    /// G2 takes the slices whatever the strategy.
     fn gpu_msm(
         points: &[Self::Affine],
         indices: Option<&[u32]>,
@@ -223,17 +221,11 @@ fn point_sum<P: TestCurve>(points: &[P::Affine]) -> P {
         .reduce(P::identity, |a, b| a + b)
 }
 
-/// The bucket strategies each G1 case runs under (G2 runs its cases once).
-const G1_STRATEGIES: [MsmStrategy; 4] = [
-    MsmStrategy::Slices,
-    MsmStrategy::Affine,
-    MsmStrategy::AffineTestChunks,
-    MsmStrategy::SlicesTestBinned,
-];
-/// G2 has the slices only: with the direct scatter (below 2^24 entries) and the binned one.
-const G2_STRATEGIES: [MsmStrategy; 2] = [MsmStrategy::Auto, MsmStrategy::SlicesTestBinned];
+/// The strategies each case runs under: the slices with the direct scatter (below 2^24
+/// entries) and with the binned one.
+const STRATEGIES: [MsmStrategy; 2] = [MsmStrategy::Slices, MsmStrategy::SlicesTestBinned];
 
-/// Checks the GPU MSM under every strategy `P` has.
+/// Checks the GPU MSM under each strategy.
 #[track_caller]
 fn check_msm<P: TestCurve + std::fmt::Debug>(
     what: &str,
@@ -243,13 +235,8 @@ fn check_msm<P: TestCurve + std::fmt::Debug>(
     scalars: &[Scalar],
     want: P,
 ) {
-    let strategies: &[MsmStrategy] = if P::NAME == "G1" {
-        &G1_STRATEGIES
-    } else {
-        &G2_STRATEGIES
-    };
     let scalars = canonical(scalars);
-    for &strategy in strategies {
+    for strategy in STRATEGIES {
         let got = P::gpu_msm(points, indices, &scalars, strategy);
         assert!(
             got == want,
@@ -285,7 +272,7 @@ fn msm_random<P: TestCurve + std::fmt::Debug>(sizes: &[usize]) {
 
 fn msm_constant_scalars<P: TestCurve + std::fmt::Debug>(sizes: &[usize]) {
     let all = P::points();
-    for strategy in G1_STRATEGIES {
+    for strategy in STRATEGIES {
         assert!(
             P::gpu_msm(all, None, &[], strategy) == P::identity(),
             "an empty MSM"
@@ -633,7 +620,7 @@ fn g1_msm_forced_windows() {
         let equal = vec![s[0]; n];
         let equal_want = point_sum::<G1Projective>(points) * s[0];
         for window in [4u32, 13, 16, 20, 22] {
-            for strategy in G1_STRATEGIES {
+            for strategy in STRATEGIES {
                 for (what, scalars, want) in [
                     ("random scalars", &s, random),
                     ("equal scalars", &equal, equal_want),
@@ -651,8 +638,6 @@ fn g1_msm_forced_windows() {
     }
 }
 
-/// One 2^24-point G1 MSM with random scalars under each strategy, against the CPU backend (the
-/// batch-affine rounds at the size they run at in proofs: 16-bit windows, several passes).
 /// An MSM accumulated over chunks of the points (as a streamed H MSM runs it) equals the plain
 /// one: chunks that divide the points and one that does not, a single chunk, chunks of one
 /// point, with the window of the whole size and with 20-bit windows (what 2^25 points and up
@@ -687,6 +672,7 @@ fn g1_msm_accumulated_over_chunks() {
     }
 }
 
+/// One 2^24-point G1 MSM with random scalars under each strategy, against the CPU backend.
 #[test]
 fn g1_msm_2_pow_24() {
     if !gpu_or_skip("g1_msm_2_pow_24") {
@@ -707,8 +693,7 @@ gpu_test!(g2_batch_addition, sums::<G2Projective>(&G2_SUM_LENS));
 /// The H MSM's order: scalar k with point bitrev(k). The H shape (2^b - 1 scalars and points:
 /// the reversed indices never reach the last point), fewer scalars than 2^b with every point
 /// there, fewer points than reversed indices (those positions count as the identity), one
-/// scalar, and edge values among random ones; every strategy (the chunked rounds reverse the
-/// chunks' global positions). Oracle: blstrs or the CPU backend over the permuted points.
+/// scalar, and edge values among random ones; every strategy. Oracle: blstrs or the CPU backend over the permuted points.
 #[test]
 fn g1_msm_bit_reversed_scalars() {
     if !gpu_or_skip("g1_msm_bit_reversed_scalars") {
@@ -748,7 +733,7 @@ fn g1_msm_bit_reversed_scalars() {
         let idx: Vec<u32> = live.iter().map(|&k| rev(k, bits)).collect();
         let sc: Vec<Scalar> = live.iter().map(|&k| s[k]).collect();
         let want = oracle_msm::<G1Projective>(points, Some(&idx), &sc);
-        for strategy in G1_STRATEGIES {
+        for strategy in STRATEGIES {
             let got = msm::msm_g1_bit_reversed(0, points, &s, bits, strategy).unwrap();
             assert!(
                 got == want,
@@ -791,7 +776,7 @@ fn g1_msm_montgomery_scalars() {
             }
         }
         let want = oracle_msm::<G1Projective>(points, None, &s);
-        for strategy in G1_STRATEGIES {
+        for strategy in STRATEGIES {
             let got = msm::msm_g1_montgomery(0, points, &s, strategy).unwrap();
             assert!(
                 got == want,
@@ -811,7 +796,7 @@ fn g1_msm_montgomery_scalars() {
                 -point_sum::<G1Projective>(points),
             ),
         ] {
-            for strategy in G1_STRATEGIES {
+            for strategy in STRATEGIES {
                 let got = msm::msm_g1_montgomery(0, points, &vec![v; n], strategy).unwrap();
                 assert!(
                     got == want,

@@ -26,13 +26,7 @@ template<int K, bool DIT, bool TW> void emu_pass_tw(const pass_args& a, const pa
     std::vector<pass_tile<K,DIT,TW>> ts;
     for (uint32_t t = 0; t < p.threads; t++)
       ts.push_back(pass_tile<K,DIT,TW>{a, (uint32_t)b, t, p.threads, smem.data(), smem.data() + (1u << kTileLog)});
-    if (kDirectIo && (!kDirectIoBottomOnly || a.lo == 0)) {
-      rounds<K,DIT,TW,0,true,true>(ts);
-    } else {
-      for (auto& T : ts) T.load();
-      rounds<K,DIT,TW,0>(ts);
-      for (auto& T : ts) T.store();
-    }
+    rounds<K,DIT,TW,0,true,true>(ts);
   }
 }
 template<int K, bool DIT> void emu_pass(const pass_args& a, const pass_plan& p) {
@@ -50,7 +44,7 @@ template<bool DIT> void emu_dispatch(const pass_args& a, const pass_plan& p) {
     case 11: emu_pass<11,DIT>(a,p); break; default: abort();
   }
 }
-// The H step's fused kernels (ntt_join_kernel, ntt_quotient_kernel), block by block.
+// The H step's fused kernel (ntt_join_kernel), block by block.
 template<int K> void emu_join(const fused_step& st) {
   const pass_plan& p = st.p;
   std::vector<uint4> smem((size_t(1) << kTileLog) + (size_t(1) << (K + p.c)));
@@ -60,38 +54,14 @@ template<int K> void emu_join(const fused_step& st) {
       is.push_back(pass_tile<K,false,false>{st.x, (uint32_t)b, t, p.threads, smem.data(), smem.data() + (1u << kTileLog)});
       fs.push_back(pass_tile<K,true,true>{st.y, (uint32_t)b, t, p.threads, smem.data(), smem.data() + (1u << kTileLog)});
     }
-    if constexpr (kDirectIo) {
-      rounds<K,false,false,0,true,false>(is);
-      rounds<K,true,true,0,false,true>(fs);
-    } else {
-      for (auto& T : is) T.load();
-      rounds<K,false,false,0>(is);
-      rounds<K,true,true,0>(fs);
-      for (auto& T : fs) T.store();
-    }
-  }
-}
-template<int K> void emu_quotient(const fused_step& st) {
-  const pass_plan& p = st.p;
-  std::vector<uint4> smem((size_t(1) << kTileLog) + (size_t(1) << (K + p.c)));
-  for (uint64_t b = 0; b < p.blocks; b++) {
-    std::vector<pass_tile<K,true,true>> cs; std::vector<pass_tile<K,false,true>> qs;
-    for (uint32_t t = 0; t < p.threads; t++) {
-      cs.push_back(pass_tile<K,true,true>{st.x, (uint32_t)b, t, p.threads, smem.data(), smem.data() + (1u << kTileLog)});
-      qs.push_back(pass_tile<K,false,true>{st.y, (uint32_t)b, t, p.threads, smem.data(), smem.data() + (1u << kTileLog)});
-    }
-    for (auto& T : cs) T.load();
-    rounds<K,true,true,0>(cs);
-    for (auto& T : qs) T.quotient(st.b);
-    rounds<K,false,true,0>(qs);
-    for (auto& T : qs) T.store();
+    rounds<K,false,false,0,true,false>(is);
+    rounds<K,true,true,0,false,true>(fs);
   }
 }
 template<bool DIT> void emu_dispatch(const pass_args& a, const pass_plan& p);
-// Only the widths the device code compiles (launch_join, launch_quotient).
+// Only the widths the device code compiles (launch_join).
 template<int K> void emu_fused(const fused_step& st) {
   if (st.kind == step_kind::join && K >= (int)kFusedMinK && K <= (int)kTileLog) emu_join<K>(st);
-  else if (st.kind == step_kind::quotient && K >= (int)kFusedMinK && K <= (int)kInnerLog) emu_quotient<K>(st);
   else { printf("no fused kernel of width %d\n", K); abort(); }
 }
 void emu_steps(const fused_step* steps, uint32_t n) {
@@ -194,11 +164,12 @@ int check_coset(const fr_t& w32, const std::vector<uint32_t>& sizes) {
   return bad;
 }
 
-// The H step's fused sequences (lde_steps for a and b, quotient_steps for c and the rest)
-// against the separate passes (plain inverse, coset forward, point-wise, coset inverse): the
-// same h, bit for bit, for H's beta and kappa (and random ones at the first size), with and
-// without the top pass's own table. A quotient given the wrong b must differ. A size written
-// with a trailing 'q' runs H's beta and kappa with the top table only: the slow emulations.
+// The H step's fused sequence (lde_steps for a, b and c, then the point-wise step and the
+// inverse coset transform, as ntt_lde_quotient runs them) against the separate passes (plain
+// inverse, coset forward, point-wise, coset inverse): the same h, bit for bit, for H's beta and
+// kappa (and random ones at the first size), with and without the top pass's own table. A size
+// written with a trailing 'q' runs H's beta and kappa with the top table only: the slow
+// emulations.
 int check_fused(const fr_t& w32, const std::vector<std::string>& sizes) {
   int bad = 0;
   // Every size: exactly the plans of three passes that fold fuse, with kernels of the compiled
@@ -210,18 +181,15 @@ int check_fused(const fr_t& w32, const std::vector<std::string>& sizes) {
     const coset_layout cl(L);
     const table_layout lay(L);
     fr_t* p = reinterpret_cast<fr_t*>(uintptr_t(64));  // never dereferenced
-    const uint32_t n1 = lde_steps(p, L, p, lay, p, cl, top_table(), false, steps, 0);
-    const uint32_t n2 = quotient_steps(p, p, p, L, p, lay, p, cl, top_table(), steps);
+    const uint32_t n1 = lde_steps(p, L, p, lay, p, cl, top_table(), steps, 0);
     bool widths = true;
-    for (uint32_t i = 0; i < n2; i++) {
+    for (uint32_t i = 0; i < n1; i++) {
       const uint32_t k = steps[i].p.k;
       if (steps[i].kind == step_kind::join) widths &= k >= kFusedMinK && k <= kTileLog;
-      if (steps[i].kind == step_kind::quotient) widths &= k >= kFusedMinK && k <= kInnerLog;
     }
-    if (h_fusable(L) != want || (n1 != 0) != want || (n2 != 0) != want || !widths ||
-        (want && (n1 != 3 * 2 - 1 || n2 != 3 * 2 - 2 + 1 + 2))) {
-      printf("L %u: fusable %d (expected %d), %u and %u steps, widths %s\n", L, (int)h_fusable(L),
-             (int)want, n1, n2, widths ? "ok" : "not compiled");
+    if (h_fusable(L) != want || (n1 != 0) != want || !widths || (want && n1 != 3 * 2 - 1)) {
+      printf("L %u: fusable %d (expected %d), %u steps, widths %s\n", L, (int)h_fusable(L),
+             (int)want, n1, widths ? "ok" : "not compiled");
       bad++;
     }
   }
@@ -267,33 +235,23 @@ int check_fused(const fr_t& w32, const std::vector<std::string>& sizes) {
         }
         for (size_t i=0;i<n;i++) ref[0][i] = ref[0][i] * ref[1][i] - ref[2][i];
         for (uint32_t i=0;i<np;i++) emu_dispatch<false>(make_coset_pass_args(ref[0].data(), table.data(), lay, ct.data(), cl, true, dif[i], tt), dif[i]);
-        // Fused: for the right b and for a wrong one (a and b's transforms from the first).
-        std::vector<fr_t> lde[2] = {in[0], in[1]};
-        uint32_t lde_kernels = 0;
-        for (int v = 0; v < 2; v++) {
+        // Fused: each polynomial's LDE by its steps, then the point-wise step and the inverse
+        // coset passes.
+        std::vector<fr_t> d[3] = {in[0], in[1], in[2]};
+        uint32_t kernels = 0;
+        for (auto& v : d) {
           fused_step steps[kMaxFusedSteps];
-          const uint32_t ns = lde_steps(lde[v].data(), L, table.data(), lay, ct.data(), cl, tt, false, steps, 0);
-          emu_steps(steps, ns); lde_kernels += ns;
-        }
-        for (int wrong_b = 0; wrong_b < 2; wrong_b++) {
-          std::vector<fr_t> d[3] = {lde[0], lde[1], in[2]};
-          fused_step steps[kMaxFusedSteps];
-          uint32_t kernels = lde_kernels;
-          std::vector<fr_t> other(n); for (auto& x : other) x = rnd();
-          const uint32_t ns = quotient_steps(d[0].data(), wrong_b ? other.data() : d[1].data(), d[2].data(), L,
-                                             table.data(), lay, ct.data(), cl, tt, steps);
+          const uint32_t ns = lde_steps(v.data(), L, table.data(), lay, ct.data(), cl, tt, steps, 0);
           emu_steps(steps, ns); kernels += ns;
-          int e = 0; for (size_t i=0;i<n;i++) if (!(d[0][i]==ref[0][i])) e++;
-          if (wrong_b) {
-            printf("fused L %2u: a wrong b gives %d of %zu elements different\n", L, e, n);
-            if (e == 0) bad++;
-          } else {
-            printf("fused L %2u passes %u %s top table %d: %u kernels (separate: %u) errs %d\n", L, np,
-                   kind ? "H's beta, kappa" : "random beta, kappa", with_top, kernels, 7 * np + 1, e);
-            bad += e;
-            if (kernels != 7 * np - 4) { printf("  expected %u kernels\n", 7 * np - 4); bad++; }
-          }
         }
+        for (size_t i=0;i<n;i++) d[0][i] = d[0][i] * d[1][i] - d[2][i];
+        for (uint32_t i=0;i<np;i++) emu_dispatch<false>(make_coset_pass_args(d[0].data(), table.data(), lay, ct.data(), cl, true, dif[i], tt), dif[i]);
+        kernels += 1 + np;
+        int e = 0; for (size_t i=0;i<n;i++) if (!(d[0][i]==ref[0][i])) e++;
+        printf("fused L %2u passes %u %s top table %d: %u kernels (separate: %u) errs %d\n", L, np,
+               kind ? "H's beta, kappa" : "random beta, kappa", with_top, kernels, 7 * np + 1, e);
+        bad += e;
+        if (kernels != 7 * np - 2) { printf("  expected %u kernels\n", 7 * np - 2); bad++; }
       }
     }
     first = false;
@@ -328,8 +286,7 @@ template<int K> int bank_conflicts() {
   int total = 0;
   for (uint32_t c = 0; K + c <= kTileLog; c++) {
     for (uint32_t lo = 0; lo <= c; lo++) {
-      // Both directions: the high rounds (G16_NTT_WARP_SYNC=2, the default) map ut to slots
-      // their own way.
+      // Both directions: the high rounds map ut to slots their own way.
       const int bad = bank_conflicts_dir<K, false>(c, lo) + bank_conflicts_dir<K, true>(c, lo);
       printf("banks K %2d c %u lo %u: %d quarter warps conflict\n", K, c, lo, bad);
       total += bad;
@@ -398,20 +355,13 @@ int main(int argc, char** argv) {
     return bad != 0;
   }
   if (argc > 1 && strcmp(argv[1], "banks") == 0) {
-    // With lanes over columns (the default) there must be none; G16_NTT_LANE_ROWS's form is
-    // only reported.
     int bad = bank_conflicts<5>() + bank_conflicts<6>() + bank_conflicts<7>() +
               bank_conflicts<8>() + bank_conflicts<9>() + bank_conflicts<10>();
 #if G16_NTT_TILE_LOG >= 11
     bad += bank_conflicts<11>();
 #endif
-#if defined(G16_NTT_LANES_OVER_COLUMNS)
     printf(bad ? "FAIL\n" : "ALL OK\n");
     return bad != 0;
-#else
-    printf("%d quarter warps conflict (G16_NTT_LANE_ROWS swizzle)\nALL OK\n", bad);
-    return 0;
-#endif
   }
   if (argc > 1 && strcmp(argv[1], "warps") == 0) {
     int local = 0, missed = 0;

@@ -1,4 +1,6 @@
-// Field arithmetic (host path, or the device path with -DG16_EMULATE_PTX) vs Python; run via field_check.py.
+// Field arithmetic (host path, or the device path with -DG16_EMULATE_PTX): reads "FIELD COUNT"
+// and COUNT pairs of hex operands, prints each operation's result (tests/host_emulation.rs
+// checks them against blstrs).
 #include "../bls12_381.cuh"
 #include <cstdio>
 #include <cstdlib>

@@ -81,7 +81,7 @@ pub fn main() {
         .split(',')
         .map(|name| {
             MsmStrategy::parse(name)
-                .unwrap_or_else(|| panic!("--msm-strategy: `{name}` is not auto, slices or affine"))
+                .unwrap_or_else(|| panic!("--msm-strategy: `{name}` is not auto or slices"))
         })
         .collect();
     let variants: Vec<&str> = args
@@ -295,8 +295,6 @@ fn msm_section(
             let name = match strategy {
                 MsmStrategy::Auto => "auto",
                 MsmStrategy::Slices => "slices",
-                MsmStrategy::Affine => "affine",
-                MsmStrategy::AffineTestChunks => "affine_chunked",
                 MsmStrategy::SlicesTestBinned => "slices_binned",
             };
             let label = if window == 0 {
@@ -485,8 +483,7 @@ fn ntt_variant(
             }
             "lde" => {
                 match &coset {
-                    // The H step's sequence (one kernel fewer from 2^20 up unless built
-                    // with -DG16_NTT_SEPARATE_H).
+                    // The H step's sequence (one kernel fewer from 2^20 up).
                     Some(coset) => ntt_lde(d, table, coset, stream).unwrap(),
                     None => {
                         ntt(d, lg, true, false, true, table, stream).unwrap();
@@ -504,10 +501,6 @@ fn ntt_variant(
 /// Measured 32-bit IMAD rate of the H200 machine (low halves; IMAD.HI issues at half of it).
 #[cfg(feature = "gpu-test-kernels")]
 const IMAD_PER_S: f64 = 16.7e12;
-/// The H200's FP64 instruction rate per lane (34 TFLOPS of FP64 vector fma, NVIDIA's figure).
-#[cfg(feature = "gpu-test-kernels")]
-const FP64_PER_S: f64 = 17e12;
-
 /// Multiplication throughput per field (`--field`): chains of dependent Montgomery products
 /// (`FieldOp::MulChain`) over many elements, against the IMAD ceiling of one product (2N^2
 /// low and 2N^2 high multiply-adds for N 32-bit limbs, the high ones at half rate); the first
@@ -528,17 +521,6 @@ fn field_section(runs: usize) {
         1 << 24,
         runs,
     );
-    // Through the FP64 pipe (cuda/mont52.cuh): the ceiling is the FP64 rate over the product's
-    // FP64 instructions in its sm_90 SASS (Fr 105 DFMA + 65 DADD, Fp 264 + 152).
-    let f64_ceiling = |fp64_instructions: f64| FP64_PER_S / fp64_instructions / 1e9;
-    field_row::<Scalar>(
-        "Fr_f64",
-        false,
-        FieldOp::MulChainF64,
-        f64_ceiling(170.0),
-        1 << 24,
-        runs,
-    );
     field_row::<blstrs::Fp>(
         "Fp",
         true,
@@ -547,53 +529,7 @@ fn field_section(runs: usize) {
         1 << 23,
         runs,
     );
-    field_row::<blstrs::Fp>(
-        "Fp_f64",
-        true,
-        FieldOp::MulChainF64,
-        f64_ceiling(416.0),
-        1 << 23,
-        runs,
-    );
-    // One integer and one FP64-limb chain per thread: whether the two pipes add up (the
-    // ceiling is the sum of the two).
-    field_row::<Scalar>(
-        "Fr_mix",
-        false,
-        FieldOp::MulChainMixed,
-        imad_ceiling(8) + f64_ceiling(170.0),
-        1 << 24,
-        runs,
-    );
-    field_row::<blstrs::Fp>(
-        "Fp_mix",
-        true,
-        FieldOp::MulChainMixed,
-        imad_ceiling(12) + f64_ceiling(416.0),
-        1 << 23,
-        runs,
-    );
-    // Integer chains in even warps, FP64-limb chains in odd ones: whether warps (or kernels)
-    // of the two kinds side by side on an SM add up.
-    field_row::<Scalar>(
-        "Fr_warps",
-        false,
-        FieldOp::MulChainWarps,
-        imad_ceiling(8) + f64_ceiling(170.0),
-        1 << 24,
-        runs,
-    );
-    field_row::<blstrs::Fp>(
-        "Fp_warps",
-        true,
-        FieldOp::MulChainWarps,
-        imad_ceiling(12) + f64_ceiling(416.0),
-        1 << 23,
-        runs,
-    );
-    // Two integer chains per thread, paired by mont_t::mul2 (the curve additions' form), and
-    // the carry-free 29-bit-limb Fp product of cuda/mont29.cuh (14^2 + 14^2 IMAD.WIDE, counted
-    // at half the IMAD rate in its ceiling).
+    // Two integer chains per thread, paired by mont_t::mul2 (the curve additions' form).
     field_row::<Scalar>(
         "Fr_pair",
         false,
@@ -607,14 +543,6 @@ fn field_section(runs: usize) {
         true,
         FieldOp::MulChainPaired,
         imad_ceiling(12),
-        1 << 23,
-        runs,
-    );
-    field_row::<blstrs::Fp>(
-        "Fp_29",
-        true,
-        FieldOp::MulChain29,
-        IMAD_PER_S / (2.0 * 2.0 * 196.0) / 1e9,
         1 << 23,
         runs,
     );
@@ -673,8 +601,8 @@ fn field_row<F: Field>(
         }
         assert!(got[i] == want, "{name}: element {i} differs from blstrs");
     }
-    // The mixed and paired chains do two products per step: twice as many per element.
-    let chains = if matches!(op, FieldOp::MulChainMixed | FieldOp::MulChainPaired) {
+    // The paired chains do two products per step: twice as many per element.
+    let chains = if op == FieldOp::MulChainPaired {
         2.0
     } else {
         1.0

@@ -15,8 +15,8 @@
 //! `--ntt-variants fwd_nn,fwd_nr,inv_nn,coset_nn,lde,h` adds rows named as `sppark_bench ntt`'s
 //! (default `fwd_nn` only), for side-by-side tables.
 //!
-//! `--msm-strategy auto,slices,affine` times the MSM with each bucket strategy (rows `msm_g1`,
-//! `msm_g1_slices`, `msm_g1_affine`), each result checked against the CPU or the first one;
+//! `--msm-strategy auto,slices` times the MSM with each bucket strategy (rows `msm_g1`,
+//! `msm_g1_slices`), each result checked against the CPU or the first one;
 //! `--msm-window 16,20` with each forced window width too (rows `..._w16`; 0: from the size).
 //! `--msm-copies 22:12,24:11` also times the MSM over precomputed copies of the points
 //! (WINDOW:COPIES, rows `msm_g1_w22_m12`; the copies' making is timed apart and not in the row).

@@ -9,10 +9,7 @@
 //! passes ([`ntt_coset`](super::kernels::ntt_coset)), so no pass of its own touches the vectors
 //! for them. [`ntt_lde`] (for `a` and `b`) and [`ntt_lde_quotient`] (for `c`, the point-wise
 //! step and the inverse) run the two passes of each polynomial's LDE that work on the same tiles
-//! as one kernel from 2^20 up (one round trip of the vector through global memory fewer; nvcc
-//! switch `-DG16_NTT_SEPARATE_H` to compare). The quotient step's fusion (c's last pass, the
-//! point-wise step and a's first inverse pass) measured slower and is built only with
-//! `-DG16_NTT_FUSE_QUOTIENT`.
+//! as one kernel from 2^20 up (one round trip of the vector through global memory fewer).
 
 use std::mem::MaybeUninit;
 

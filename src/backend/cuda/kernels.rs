@@ -28,7 +28,7 @@ pub struct NttTable {
     top: Option<TopTable>,
 }
 
-/// The twiddles of one size's top pass, one entry per element (`cuda/ntt.cu`, `top_table`).
+/// The twiddles of one size's top pass, one entry per element (`cuda/ntt_tables.cuh`, `top_table`).
 struct TopTable {
     table: DeviceBuffer<u8>,
     lg_n: u32,
@@ -145,7 +145,7 @@ pub fn ntt(
 }
 
 /// The tables of the H step's coset transforms for one domain of `2^lg_n` (see
-/// `cuda/ntt.cu`): the coset scaling and the constant factors folded into their passes.
+/// `cuda/ntt_coset.cuh`): the coset scaling and the constant factors folded into their passes.
 pub struct CosetTable {
     table: DeviceBuffer<u8>,
     pub lg_n: u32,
@@ -220,7 +220,7 @@ pub fn ntt_coset(
 
 /// One polynomial's move from evaluations on `H` (natural order) to evaluations on `g H`
 /// (natural order): the inverse NTT, then [`ntt_coset`] forward. From 2^20 up the two passes
-/// that share their tiles run as one kernel (unless built with `-DG16_NTT_SEPARATE_H`).
+/// that share their tiles run as one kernel.
 pub fn ntt_lde(
     data: &mut impl DeviceSpan,
     table: &NttTable,
@@ -247,8 +247,7 @@ pub fn ntt_lde(
 
 /// The rest of the H step once `a` and `b` went through [`ntt_lde`]: [`ntt_lde`] on `c`, then
 /// `a = a b - c`, then the inverse [`ntt_coset`] of `a` (coefficients of `h` in bit-reversed
-/// order, in `a`); with `-DG16_NTT_FUSE_QUOTIENT` the passes that share their tiles run as one
-/// kernel from 2^20 up (measured slower; see `cuda/ntt.cu`). `c` is left undefined.
+/// order, in `a`). `c` is left undefined.
 pub fn ntt_lde_quotient(
     a: &mut impl DeviceSpan,
     b: &impl DeviceSpan,
@@ -358,20 +357,11 @@ pub enum FieldOp {
     /// `a * b^MUL_CHAIN_LEN / R^MUL_CHAIN_LEN`: that many dependent products per element (the
     /// multiplication benchmark).
     MulChain = 8,
-    /// The same chain through the FP64-limb products of `cuda/mont52.cuh`.
-    MulChainF64 = 9,
-    /// Both chains side by side in each thread (twice the products; the same result).
-    MulChainMixed = 10,
-    /// The integer chain in even warps, the FP64-limb one in odd warps (the same result).
-    MulChainWarps = 11,
     /// The inverse by the binary extended Euclidean algorithm (the MSM's batch inversions).
-    InverseVartime = 12,
-    /// The chain through the carry-free 29-bit-limb product of `cuda/mont29.cuh` (Fp; Fr runs
-    /// the integer chain).
-    MulChain29 = 13,
+    InverseVartime = 9,
     /// Two independent integer chains per thread through `mont_t::mul2`: `a * b^L + b^(L+1)`
     /// (Montgomery products, `L = MUL_CHAIN_LEN`).
-    MulChainPaired = 14,
+    MulChainPaired = 10,
 }
 
 /// Products per element of [`FieldOp::MulChain`] (`MUL_CHAIN_LEN` in `cuda/field_test.cu`).
@@ -427,40 +417,32 @@ pub use crate::backend::kernel_sizes::Curve;
 /// How an MSM sums its buckets (`g16_msm`'s `strategy`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MsmStrategy {
-    /// The measured fastest: the slices (the batch-affine rounds took 1.1-1.2x their time).
+    /// The default: the slices.
     Auto = 0,
     /// Slices of XYZZ mixed additions, one per thread.
     Slices = 1,
-    /// Rounds of affine additions sharing one inversion per warp (G1; G2 takes the slices).
-    Affine = 2,
-    /// For tests: the affine rounds over chunks of 4096 scalars, so that small MSMs add chunks
-    /// into the buckets as MSMs above 2^26 points do.
-    AffineTestChunks = 3,
     /// For tests: the slices with the binned scatter at any size, over small sub-chunks of the
     /// scalars, as passes of 2^24+ entries run it.
-    SlicesTestBinned = 4,
+    SlicesTestBinned = 2,
 }
 
 impl MsmStrategy {
-    /// `auto`, `slices` or `affine`.
+    /// `auto` or `slices`.
     pub fn parse(name: &str) -> Option<MsmStrategy> {
         match name.trim() {
             "auto" => Some(MsmStrategy::Auto),
             "slices" => Some(MsmStrategy::Slices),
-            "affine" => Some(MsmStrategy::Affine),
             _ => None,
         }
     }
 
-    /// The strategy proofs use: `GROTH16_C2_MSM` (`auto`, `slices`, `affine`), else auto. An
-    /// unknown value is reported once on stderr and ignored.
+    /// The strategy proofs use: `GROTH16_C2_MSM` (`auto`, `slices`), else auto. An unknown
+    /// value is reported once on stderr and ignored.
     pub fn configured() -> MsmStrategy {
         static CHOSEN: once_cell::sync::Lazy<MsmStrategy> =
             once_cell::sync::Lazy::new(|| match std::env::var("GROTH16_C2_MSM") {
                 Ok(v) => MsmStrategy::parse(&v).unwrap_or_else(|| {
-                    eprintln!(
-                        "groth16-c2: GROTH16_C2_MSM={v:?} is not auto, slices or affine; using auto"
-                    );
+                    eprintln!("groth16-c2: GROTH16_C2_MSM={v:?} is not auto or slices; using auto");
                     MsmStrategy::Auto
                 }),
                 Err(_) => MsmStrategy::Auto,

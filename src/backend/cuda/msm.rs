@@ -58,7 +58,7 @@ pub fn msm_g2(
     msm_g2_with(device, points, indices, scalars, MsmStrategy::configured())
 }
 
-/// As [`msm_g2`], with `strategy` (G2 has no batch-affine rounds: those take the slices).
+/// As [`msm_g2`], with `strategy`.
 pub fn msm_g2_with(
     device: usize,
     points: &[G2Affine],
