@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # gpu-run.sh PACK_DIR LOG_DIR [TEST ...]: runs the packed test binaries (all, or the named
-# ones) on the GPU machine, one log per binary in LOG_DIR, and prints a summary. With
+# ones; `gpu.MODULE` runs one module of the gpu binary, `gpu MODULE::`) on the GPU machine, one
+# log per binary in LOG_DIR, and prints a summary. With
 # GPU_RUN_EXAMPLE="name args", it then runs that packed example too (output in LOG_DIR). Exits non-zero
 # when any binary fails. Extra arguments for every test binary go in GPU_TEST_ARGS.
 set -uo pipefail
@@ -17,15 +18,17 @@ fi
 failed=0
 for name in "${names[@]}"; do
     start=$SECONDS
+    filter=()
+    [[ "$name" == *.* ]] && filter=("${name#*.}::")
     # shellcheck disable=SC2086
-    "$pack/tests/$name" ${GPU_TEST_ARGS:-} >"$logs/$name.log" 2>&1
+    "$pack/tests/${name%%.*}" "${filter[@]}" ${GPU_TEST_ARGS:-} >"$logs/$name.log" 2>&1
     rc=$?
     result=$(grep -E "^test result:" "$logs/$name.log" | tail -1)
     skips=$(grep -c "^SKIP" "$logs/$name.log")
     echo "$name: rc=$rc ${result:-no result line} skips=$skips ($((SECONDS - start)) s)"
     [ $rc -eq 0 ] || { failed=$((failed + 1)); tail -30 "$logs/$name.log"; }
 done
-echo "gpu-run: ${#names[@]} binaries, $failed failed"
+echo "gpu-run: ${#names[@]} runs, $failed failed"
 if [ -n "${GPU_RUN_EXAMPLE:-}" ]; then
     read -r example args <<<"$GPU_RUN_EXAMPLE"
     echo "--- example $example $args"

@@ -8,8 +8,9 @@
 #   ab       the kernel A/B (every gpu_bench_* in the pack against gpu_bench) and sppark_bench
 #            (copied into the pack) in the same run, with a side-by-side table per build
 #            (AB_ARGS, SPPARK_NTT, SPPARK_MSM: the sizes; SPPARK_MSM="" skips sppark's MSM)
-#   tests    every packed test binary (or those in TESTS), one at a time (some check the
-#            device's memory in use); all of them take about 9 minutes (TESTS splits them)
+#   tests    every packed test binary (or those in TESTS; `gpu.MODULE` runs one module of the
+#            gpu binary), one at a time (some check the device's memory in use); all of them take
+#            about 9 minutes (TESTS splits them, e.g. TESTS="gpu.prove" then the rest)
 #   sanitize compute-sanitizer over the GPU tests (GPU_SANITIZE_* as scripts/gpu-sanitize.sh)
 #   soak     waits for the params, then 1,000 proofs (SOAK_ARGS to change)
 #   ncu      Nsight Compute over the NTT/H kernels of one gpu_bench variant (NCU_LOG_N, default
@@ -27,8 +28,8 @@
 #            (GPU_PACK_EXTRA="target/filecoin-seal-check/release/filecoin-seal-check=filecoin-seal-check"),
 #            filecoin-proofs' four proofs on the CUDA build (first run: params, ~4 min)
 # With BUILD=<name>, `tests` and `sanitize` run an A/B variant's test binaries, packed as
-# examples/<name>_<test> (GPU_PACK_EXTRA="gpu-var/<name>/gpu_ntt=<name>_gpu_ntt ..."), and the
-# default's where the variant has none (say, gpu_field for an NTT switch).
+# examples/<name>_<test> (GPU_PACK_EXTRA="gpu-var/<name>/gpu=<name>_gpu ..."), and the
+# default's where the variant has none (say, byte_identity when only the gpu binary was built).
 # Times on an H200: `ab` about 5 minutes for 8 builds, `tests` 9 (split in two runs with TESTS
 # where a run must stay short), `sanitize` 8-10, `soak` 3.
 set -uo pipefail

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # gpu-variants.sh OUT_DIR "name:nvcc flags;name:nvcc flags;...": builds the examples in
 # GPU_VARIANT_EXAMPLES (default gpu_bench; `bench` for whole partitions) and the tests in
-# GPU_VARIANT_TESTS (default gpu_field gpu_ntt gpu_msm) once per variant of the kernels'
+# GPU_VARIANT_TESTS (default gpu, the GPU tests) once per variant of the kernels'
 # tuning knobs (cuda/config.cuh; GROTH16_C2_NVCC_FLAGS, e.g. -DG16_MSM_MAX_WINDOW=18 or
 # -DG16_NTT_MIN_BLOCKS=2), release, --features cuda,bellpepper,gpu-test-kernels, stripped,
 # into OUT_DIR/<name>/. Pack them beside a baseline for scripts/gpu-ab.sh with
@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:?usage: gpu-variants.sh OUT_DIR "name:flags;..."}
 specs=${2:?usage: gpu-variants.sh OUT_DIR "name:flags;..."}
-tests=${GPU_VARIANT_TESTS-gpu_field gpu_ntt gpu_msm}
+tests=${GPU_VARIANT_TESTS-gpu}
 examples=${GPU_VARIANT_EXAMPLES:-gpu_bench}
 if ! command -v nvcc >/dev/null && [ -z "${NVCC:-}" ] && [ -f .cuda-venv/cuda.env ]; then
     # shellcheck disable=SC1091

@@ -71,15 +71,16 @@ fn without_a_gpu_the_library_says_it_proves_on_the_cpu() {
     println!("backend: {backend}");
 }
 
-/// The GPU test files compile to nothing in a build without CUDA; say so where CI shows it
+/// The GPU tests compile to nothing in a build without CUDA; say so where CI shows it
 /// (straight to stderr, past the harness's capture), so they are never mistaken for passes.
 #[test]
 fn gpu_tests_say_when_they_cannot_run() {
     if ffi::groth16_c2_built_with_cuda() {
         return; // they run, and skip visibly themselves where no GPU is visible
     }
-    let line = "SKIP gpu_field, gpu_curve, gpu_h, gpu_msm, gpu_ntt, gpu_prove and the GPU part of \
-                interlock: this build has no CUDA backend (no nvcc at build time)\n";
+    let line = "SKIP the gpu test binary (field, curve, ntt, h, msm, prove) and the GPU parts of \
+                interlock, pipeline and fault_injection: this build has no CUDA backend (no nvcc \
+                at build time)\n";
     // SAFETY: writing a byte buffer to fd 2.
     unsafe { libc::write(2, line.as_ptr().cast(), line.len()) };
 }

@@ -5,8 +5,8 @@
 //! blstrs (the device path and the host's portable one), the NTT against a radix-2 reference
 //! and the H kernels against direct formulas, also with the tuning knobs of `cuda/config.cuh`
 //! that change their index logic. Runs without a GPU (CI), so a change to the carry chains or
-//! a pass plan is checked before it reaches one; the GPU tests (`gpu_field`, `gpu_ntt`,
-//! `gpu_h`) check the compiled kernels themselves.
+//! a pass plan is checked before it reaches one; the GPU tests (`tests/gpu/`: `field`, `ntt`,
+//! `h`) check the compiled kernels themselves.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -10,6 +10,7 @@
 
 mod common;
 #[cfg(groth16_c2_cuda)]
+#[path = "gpu/support.rs"]
 mod gpu_support;
 
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -3,13 +3,10 @@
 //! inverse(forward(x)) == x; the H step's coset transforms with the scaling folded in; all of
 //! them with the top pass's own twiddle table too.
 //! Needs a GPU; prints a SKIP line without one.
-#![cfg(groth16_c2_cuda)]
 
-mod gpu_support;
-
+use crate::support::*;
 use blstrs::Scalar;
 use ff::{Field, PrimeField};
-use gpu_support::*;
 use groth16_c2::testing::cpu::fft::{fft, scale_by_powers, Domain};
 use groth16_c2::testing::cuda::kernels::{
     h_pointwise, ntt, ntt_coset, ntt_lde, ntt_lde_quotient, scale_powers, CosetTable, NttTable,
@@ -159,9 +156,9 @@ fn check_size(gpu: &Gpu, lg: u32, seed: u64) {
 
 #[test]
 fn ntt_matches_cpu_fft_up_to_2_pow_24() {
-    if !gpu_or_skip("ntt_matches_cpu_fft_up_to_2_pow_24") {
+    let Some(_gpu) = gpu_shared_or_skip("ntt_matches_cpu_fft_up_to_2_pow_24") else {
         return;
-    }
+    };
     let gpu = Gpu::new(24);
     for lg in 1..=24 {
         check_size(&gpu, lg, lg as u64);
@@ -170,9 +167,9 @@ fn ntt_matches_cpu_fft_up_to_2_pow_24() {
 
 #[test]
 fn small_domains_with_a_larger_table() {
-    if !gpu_or_skip("small_domains_with_a_larger_table") {
+    let Some(_gpu) = gpu_shared_or_skip("small_domains_with_a_larger_table") else {
         return;
-    }
+    };
     // Every size served by one 2^27 table (as the prover does).
     let gpu = Gpu::new(27);
     for lg in [1, 2, 5, 11, 12, 17] {
@@ -201,17 +198,17 @@ fn check_once(lg: u32) {
 
 #[test]
 fn ntt_2_pow_26_once() {
-    if !gpu_or_skip("ntt_2_pow_26_once") {
+    let Some(_gpu) = gpu_shared_or_skip("ntt_2_pow_26_once") else {
         return;
-    }
+    };
     check_once(26);
 }
 
 #[test]
 fn ntt_2_pow_27_once() {
-    if !gpu_or_skip("ntt_2_pow_27_once") {
+    let Some(_gpu) = gpu_shared_or_skip("ntt_2_pow_27_once") else {
         return;
-    }
+    };
     check_once(27);
 }
 
@@ -221,9 +218,9 @@ fn ntt_2_pow_27_once() {
 /// the size and for 2^27. Sizes of one pass (2^10 and less) do not fold.
 #[test]
 fn folded_coset_transforms_match_the_cpu() {
-    if !gpu_or_skip("folded_coset_transforms_match_the_cpu") {
+    let Some(_gpu) = gpu_shared_or_skip("folded_coset_transforms_match_the_cpu") else {
         return;
-    }
+    };
     let stream = Stream::new().unwrap();
     for lg in [1, 5, 10] {
         assert!(
@@ -288,9 +285,9 @@ fn check_folded_coset(gpu: &Gpu, coset: &CosetTable, lg: u32, which: &str) {
 /// of the same shape (2^13's top pass, bits 7..13, is 2^20's middle one).
 #[test]
 fn top_tables_match_the_cpu() {
-    if !gpu_or_skip("top_tables_match_the_cpu") {
+    let Some(_gpu) = gpu_shared_or_skip("top_tables_match_the_cpu") else {
         return;
-    }
+    };
     assert_eq!(NttTable::top_bytes(10), 0, "2^10 is one pass: no top table");
     assert_eq!(NttTable::top_bytes(11), 64 << 11);
     assert_eq!(NttTable::top_bytes(27), 64 << 27);
@@ -332,9 +329,9 @@ fn top_tables_match_the_cpu() {
 /// buffers (`a b`, then `- c`) as a streamed proof runs it.
 #[test]
 fn fused_h_sequences_match_the_separate_kernels() {
-    if !gpu_or_skip("fused_h_sequences_match_the_separate_kernels") {
+    let Some(_gpu) = gpu_shared_or_skip("fused_h_sequences_match_the_separate_kernels") else {
         return;
-    }
+    };
     let max_lg: u32 = std::env::var("GROTH16_C2_GPU_NTT_MAX_LOG_N")
         .ok()
         .and_then(|v| v.parse().ok())

@@ -1,12 +1,9 @@
 //! The H polynomial on the GPU equals the CPU's bit for bit for domains 2^1 .. 2^22, with
 //! `abc_size` a power of two and not. Needs a GPU; prints a SKIP line without one.
-#![cfg(groth16_c2_cuda)]
 
-mod gpu_support;
-
+use crate::support::*;
 use blstrs::Scalar;
 use ff::Field;
-use gpu_support::*;
 use groth16_c2::testing::cpu::fft::h_polynomial;
 use groth16_c2::testing::cuda::device::lock_device;
 use rand::SeedableRng;
@@ -25,9 +22,9 @@ fn random(n: usize, seed: u64) -> Vec<Scalar> {
 
 #[test]
 fn gpu_h_matches_cpu_h() {
-    if !gpu_or_skip("gpu_h_matches_cpu_h") {
+    let Some(_gpu) = gpu_shared_or_skip("gpu_h_matches_cpu_h") else {
         return;
-    }
+    };
     // GROTH16_C2_GPU_H_MAX_LOG_N lowers the largest size (the sanitizers' slowest tool runs the
     // same kernels on the smaller ones).
     let max_lg: u32 = std::env::var("GROTH16_C2_GPU_H_MAX_LOG_N")

@@ -15,26 +15,27 @@
 //! a synthetic 2^24 partition under a 4 GiB limit, byte for byte as with the whole SRS
 //! resident; and a limit below the smallest plan, refused before any work.
 //!
+//! Every GPU section holds the device exclusively ([`gpu_turn`]): the settings these tests
+//! change (the device-memory limit, the streaming variables, the G2 tail) are process-wide, and
+//! the device-memory peaks and circuit counters they check count the whole process. The guards
+//! that change settings restore them when dropped, also on a panic.
+//!
 //! Needs a GPU; prints a SKIP line without one (the two-GPU test also without a second GPU).
-#![cfg(all(groth16_c2_cuda, feature = "bellpepper"))]
 
-mod common;
-mod gpu_support;
-
+use std::ffi::OsString;
 use std::path::PathBuf;
-use std::sync::{Mutex, MutexGuard};
 
+use crate::common::{
+    params_file, proof_bytes, random_scalars, record, rng, to_bellperson, ManyInputs, MimcChain,
+    Sha256Circuit,
+};
+use crate::support::*;
 use bellpepper_core::Circuit;
 use bellperson::groth16::{create_proof, Parameters};
 use bench_support::common as example_common;
 use bench_support::synthetic::PorepShapedCircuit;
 use blstrs::{Bls12, Scalar};
-use common::{
-    params_file, proof_bytes, random_scalars, record, rng, to_bellperson, ManyInputs, MimcChain,
-    Sha256Circuit,
-};
 use ff::Field;
-use gpu_support::*;
 use groth16_c2::backend::Backend;
 use groth16_c2::backend::CpuBackend;
 use groth16_c2::backend::CudaBackend;
@@ -42,13 +43,6 @@ use groth16_c2::testing::cuda::device::circuits_proved;
 use groth16_c2::testing::cuda::runtime::{device_count, DeviceBuffer};
 use groth16_c2::witness::RecordedWitness;
 use groth16_c2::{Proof, ProveOptions, Srs};
-
-/// Serializes the GPU proofs of this binary's tests (their CPU oracles still run side by side),
-/// so that the per-device circuit counters move only for the proof being watched.
-fn gpu_turn() -> MutexGuard<'static, ()> {
-    static GPU: Mutex<()> = Mutex::new(());
-    GPU.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 /// `start` + `finalize` on `backend`.
 fn prove_on(
@@ -77,7 +71,8 @@ fn prove_on(
         })
 }
 
-/// A GPU proof under this binary's GPU turn.
+/// A GPU proof in its own turn on the device ([`gpu_turn`]: no other proof and no kernel test
+/// of this binary runs meanwhile; the CPU oracles of other tests still run side by side).
 fn prove_gpu(
     srs: &Srs,
     witnesses: &[RecordedWitness],
@@ -212,7 +207,7 @@ fn porep_params(log_n: u32) -> (Parameters<Bls12>, Srs) {
         if !path.exists() {
             std::fs::create_dir_all(&dir).unwrap();
             say(&format!(
-                "gpu_prove: generating params for 2^{log_n} into {} (cached for later runs)",
+                "prove: generating params for 2^{log_n} into {} (cached for later runs)",
                 dir.display()
             ));
             generated = Some(example_common::write_params(log_n, &path));
@@ -280,7 +275,8 @@ fn gpu_proofs_porep_shaped_2_20() {
 /// The H MSM over precomputed copies of the resident H query (`GROTH16_C2_MSM_COPIES=5`
 /// forces them at this size; by default they start at 2^23 points): the first proof makes them,
 /// the next ones reuse them, all byte-identical to the CPU backend and bellperson. The variable
-/// is set only inside this binary's GPU turn, so no other test's proof sees it.
+/// is set only inside a turn on the device (and restored, even on a panic), so no other test's
+/// proof sees it.
 #[test]
 fn gpu_proofs_h_msm_over_precomputed_copies() {
     if !gpu_or_skip("gpu_proofs_h_msm_over_precomputed_copies") {
@@ -294,21 +290,22 @@ fn gpu_proofs_h_msm_over_precomputed_copies() {
     let witnesses: Vec<RecordedWitness> = circuits.iter().cloned().map(record).collect();
     let (r, s) = (random_scalars(2, 71), random_scalars(2, 72));
     let want = oracle(&params, &srs, &circuits, &witnesses, &r, &s);
-    let _turn = gpu_turn();
-    std::env::set_var("GROTH16_C2_MSM_COPIES", "5");
-    let proofs: Vec<Vec<Proof>> = (1..=2)
-        .map(|batch| {
-            prove_on(
-                &CudaBackend,
-                &srs,
-                &witnesses[..batch],
-                &r[..batch],
-                &s[..batch],
-                0,
-            )
-        })
-        .collect();
-    std::env::remove_var("GROTH16_C2_MSM_COPIES");
+    let proofs: Vec<Vec<Proof>> = {
+        let _turn = gpu_turn();
+        let _copies = EnvVar::set("GROTH16_C2_MSM_COPIES", Some("5"));
+        (1..=2)
+            .map(|batch| {
+                prove_on(
+                    &CudaBackend,
+                    &srs,
+                    &witnesses[..batch],
+                    &r[..batch],
+                    &s[..batch],
+                    0,
+                )
+            })
+            .collect()
+    };
     for (i, got) in proofs.iter().enumerate() {
         check(
             &format!("H MSM over 5 copies, proof run {}", i + 1),
@@ -424,7 +421,7 @@ fn proof_after_failed_device_allocation() {
         match &failed {
             Ok(_) => panic!("allocating 2^50 bytes on the GPU succeeded"),
             Err(e) => say(&format!(
-                "gpu_prove: allocating 2^50 bytes fails as it must: {e}"
+                "prove: allocating 2^50 bytes fails as it must: {e}"
             )),
         }
         drop(failed);
@@ -459,7 +456,7 @@ fn batch_spread_over_two_gpus() {
     let spread = prove_on(&CudaBackend, &srs, &witnesses, &r, &s, -1);
     let after: Vec<u64> = (0..gpus).map(circuits_proved).collect();
     say(&format!(
-        "gpu_prove: circuits proved per GPU before / after the spread batch of 4: {before:?} / {after:?}"
+        "prove: circuits proved per GPU before / after the spread batch of 4: {before:?} / {after:?}"
     ));
     for (i, (a, b)) in spread.iter().zip(&on_0).enumerate() {
         assert_eq!(
@@ -490,32 +487,76 @@ fn batch_spread_over_two_gpus() {
 // ---------------------------------------------------------------------------------------------
 // The SRS streamed from host memory
 
-/// The device-memory settings of one streamed test, restored when dropped: the limit, the
-/// forced chunk length and whether any query may stay resident. Taken inside the GPU turn, so
-/// no other test's proof sees them.
-struct StreamSettings;
+/// An environment variable set (or removed) for the life of the guard, then restored to what it
+/// was. Taken inside a turn on the device, so no other test's proof sees it.
+struct EnvVar {
+    name: &'static str,
+    was: Option<OsString>,
+}
+
+impl EnvVar {
+    fn set(name: &'static str, value: Option<&str>) -> EnvVar {
+        let was = std::env::var_os(name);
+        match value {
+            Some(v) => std::env::set_var(name, v),
+            None => std::env::remove_var(name),
+        }
+        EnvVar { name, was }
+    }
+}
+
+impl Drop for EnvVar {
+    fn drop(&mut self) {
+        match &self.was {
+            Some(v) => std::env::set_var(self.name, v),
+            None => std::env::remove_var(self.name),
+        }
+    }
+}
+
+/// The device-memory settings of one streamed test, restored when dropped (also on a panic):
+/// the limit, the forced chunk length and whether any query may stay resident. Taken inside a
+/// turn on the device, so no other test's proof sees them.
+struct StreamSettings {
+    limit: u64,
+    _chunk: EnvVar,
+    _resident: EnvVar,
+}
 
 impl StreamSettings {
     fn set(limit: u64, chunk: Option<usize>, never_resident: bool) -> StreamSettings {
+        let was = groth16_c2::settings::vram_limit();
         groth16_c2::settings::set_vram_limit(limit);
-        match chunk {
-            Some(c) => std::env::set_var("GROTH16_C2_STREAM_CHUNK", c.to_string()),
-            None => std::env::remove_var("GROTH16_C2_STREAM_CHUNK"),
+        let chunk = chunk.map(|c| c.to_string());
+        StreamSettings {
+            limit: was,
+            _chunk: EnvVar::set("GROTH16_C2_STREAM_CHUNK", chunk.as_deref()),
+            _resident: EnvVar::set("GROTH16_C2_SRS_RESIDENT", never_resident.then_some("never")),
         }
-        if never_resident {
-            std::env::set_var("GROTH16_C2_SRS_RESIDENT", "never");
-        } else {
-            std::env::remove_var("GROTH16_C2_SRS_RESIDENT");
-        }
-        StreamSettings
     }
 }
 
 impl Drop for StreamSettings {
     fn drop(&mut self) {
-        groth16_c2::settings::set_vram_limit(0);
-        std::env::remove_var("GROTH16_C2_STREAM_CHUNK");
-        std::env::remove_var("GROTH16_C2_SRS_RESIDENT");
+        groth16_c2::settings::set_vram_limit(self.limit);
+    }
+}
+
+/// Where the G2 tail MSM runs (`settings::set_g2_tail_on_gpu`) for the life of the guard, then
+/// what it was (also on a panic). Taken inside a turn on the device.
+struct G2Tail(bool);
+
+impl G2Tail {
+    fn set(on_gpu: bool) -> G2Tail {
+        let was = groth16_c2::settings::g2_tail_on_gpu();
+        groth16_c2::settings::set_g2_tail_on_gpu(on_gpu);
+        G2Tail(was)
+    }
+}
+
+impl Drop for G2Tail {
+    fn drop(&mut self) {
+        groth16_c2::settings::set_g2_tail_on_gpu(self.0);
     }
 }
 
@@ -562,7 +603,7 @@ fn streamed_size(test: &str, log_n: u32) {
     let _turn = gpu_turn();
     let _settings = StreamSettings::set(0, Some(chunk), true);
     for g2_on_gpu in [true, false] {
-        groth16_c2::settings::set_g2_tail_on_gpu(g2_on_gpu);
+        let _g2 = G2Tail::set(g2_on_gpu);
         for batch in 1..=3 {
             for gpu_index in [0, -1] {
                 let (got, t) = prove_timed(
@@ -598,7 +639,6 @@ fn streamed_size(test: &str, log_n: u32) {
             }
         }
     }
-    groth16_c2::settings::set_g2_tail_on_gpu(true);
 }
 
 #[test]
@@ -654,7 +694,7 @@ fn streamed_proofs_under_a_limit_keep_what_fits() {
         .filter_map(|b| memory_plan::plan(&request(b)).ok())
         .find(|p| !p.resident().is_empty() && !p.streamed().is_empty())
         .expect("a budget with both resident and streamed queries");
-    say(&format!("gpu_prove: limit {} bytes: {plan}", plan.budget));
+    say(&format!("prove: limit {} bytes: {plan}", plan.budget));
     let _turn = gpu_turn();
     groth16_c2::testing::cuda::device::release_all();
     groth16_c2::testing::cuda::runtime::VRAM_BY_DEVICE[0].reset_peak();
@@ -674,7 +714,7 @@ fn streamed_proofs_under_a_limit_keep_what_fits() {
     }
     let peak = groth16_c2::testing::cuda::runtime::VRAM_BY_DEVICE[0].peak();
     say(&format!(
-        "gpu_prove: device peak {peak} bytes under a limit of {}",
+        "prove: device peak {peak} bytes under a limit of {}",
         plan.budget
     ));
     assert!(
@@ -774,7 +814,7 @@ fn streamed_2_24_under_4_gib() {
     let (streamed, t) = prove();
     let peak = groth16_c2::testing::cuda::runtime::VRAM_BY_DEVICE[0].peak();
     say(&format!(
-        "gpu_prove: 2^24 under 4 GiB: gpu_total {:.0} ms, {:.2} GB up, device peak {:.2} GiB",
+        "prove: 2^24 under 4 GiB: gpu_total {:.0} ms, {:.2} GB up, device peak {:.2} GiB",
         t.gpu_total_ms,
         t.h2d_bytes as f64 / 1e9,
         peak as f64 / (1u64 << 30) as f64
@@ -811,14 +851,13 @@ fn window_post_shape_keeps_its_g2_tail_on_the_gpu() {
             .unwrap_or_else(|e| panic!("Window PoSt shape on {}: {e}", backend.name()))
     };
     let want = prove(&CpuBackend);
-    let _turn = gpu_turn();
-    groth16_c2::settings::set_g2_tail_on_gpu(false);
-    let resident = prove(&CudaBackend);
-    let streamed = {
+    let (resident, streamed) = {
+        let _turn = gpu_turn();
+        let _g2 = G2Tail::set(false);
+        let resident = prove(&CudaBackend);
         let _settings = StreamSettings::set(0, Some(uneven_chunk(16)), true);
-        prove(&CudaBackend)
+        (resident, prove(&CudaBackend))
     };
-    groth16_c2::settings::set_g2_tail_on_gpu(true);
     assert!(
         resident == want,
         "resident: the GPU proof differs from the CPU backend's"

@@ -1,13 +1,10 @@
 //! GPU field arithmetic (Fr and Fp in 32-bit limbs) equals blstrs, on 10^6 random pairs (a tenth
 //! of them with equal operands) and on edge values, and so do chains of 64 dependent products
 //! (the benchmark's kernel). Needs a GPU; prints a SKIP line without one.
-#![cfg(groth16_c2_cuda)]
 
-mod gpu_support;
-
+use crate::support::*;
 use blstrs::{Fp, Scalar};
 use ff::Field;
-use gpu_support::*;
 use groth16_c2::testing::cuda::kernels::{field_op, FieldOp, MUL_CHAIN_LEN};
 use groth16_c2::testing::cuda::runtime::Stream;
 use rand::SeedableRng;
@@ -102,9 +99,9 @@ fn check<F, const N: usize>(
 
 #[test]
 fn fr_ops_match_blstrs() {
-    if !gpu_or_skip("fr_ops_match_blstrs") {
+    let Some(_gpu) = gpu_shared_or_skip("fr_ops_match_blstrs") else {
         return;
-    }
+    };
     let (a, b) = pairs::<Scalar>(1);
     check::<_, 4>(false, "Fr", &a, &b, FieldOp::Add, |x, y| *x + y);
     check::<_, 4>(false, "Fr", &a, &b, FieldOp::Sub, |x, y| *x - y);
@@ -143,9 +140,9 @@ fn fr_ops_match_blstrs() {
 
 #[test]
 fn fp_ops_match_blstrs() {
-    if !gpu_or_skip("fp_ops_match_blstrs") {
+    let Some(_gpu) = gpu_shared_or_skip("fp_ops_match_blstrs") else {
         return;
-    }
+    };
     let (a, b) = pairs::<Fp>(2);
     check::<_, 6>(true, "Fp", &a, &b, FieldOp::Add, |x, y| *x + y);
     check::<_, 6>(true, "Fp", &a, &b, FieldOp::Sub, |x, y| *x - y);

@@ -2,14 +2,11 @@
 //! cancelling branches, a small scalar multiple) equal blstrs on G1 and G2, for 1000 random
 //! pairs and the edge pairs every formula must survive: an identity operand, both identities,
 //! `b == a`, `b == -a` and `a == 2b`. Needs a GPU; prints a SKIP line without one.
-#![cfg(groth16_c2_cuda)]
-
-mod gpu_support;
 
 use std::fmt::Debug;
 
+use crate::support::*;
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
-use gpu_support::*;
 use groth16_c2::testing::cuda::msm::{curve_op_g1, curve_op_g2};
 use group::prime::PrimeCurveAffine;
 use group::{Curve, Group};
@@ -114,9 +111,9 @@ where
 
 #[test]
 fn g1_curve_ops_match_blstrs() {
-    if !gpu_or_skip("g1_curve_ops_match_blstrs") {
+    let Some(_gpu) = gpu_shared_or_skip("g1_curve_ops_match_blstrs") else {
         return;
-    }
+    };
     check::<G1Projective>("G1", 1, |op, a: &[G1Affine], b: &[G1Affine]| {
         curve_op_g1(0, op, a, b).unwrap()
     });
@@ -124,9 +121,9 @@ fn g1_curve_ops_match_blstrs() {
 
 #[test]
 fn g2_curve_ops_match_blstrs() {
-    if !gpu_or_skip("g2_curve_ops_match_blstrs") {
+    let Some(_gpu) = gpu_shared_or_skip("g2_curve_ops_match_blstrs") else {
         return;
-    }
+    };
     check::<G2Projective>("G2", 2, |op, a: &[G2Affine], b: &[G2Affine]| {
         curve_op_g2(0, op, a, b).unwrap()
     });
@@ -134,9 +131,9 @@ fn g2_curve_ops_match_blstrs() {
 
 #[test]
 fn curve_ops_of_no_pairs_are_empty() {
-    if !gpu_or_skip("curve_ops_of_no_pairs_are_empty") {
+    let Some(_gpu) = gpu_shared_or_skip("curve_ops_of_no_pairs_are_empty") else {
         return;
-    }
+    };
     for (op, _) in OPS {
         assert!(curve_op_g1(0, op, &[], &[]).unwrap().is_empty());
         assert!(curve_op_g2(0, op, &[], &[]).unwrap().is_empty());

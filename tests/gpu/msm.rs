@@ -18,16 +18,13 @@
 //!
 //! Needs a GPU; prints a SKIP line without one. `GROTH16_C2_GPU_MSM_MAX_N` leaves out the MSMs of
 //! more points (with a SKIP line each), for the sanitizers' slow tools.
-#![cfg(groth16_c2_cuda)]
-
-mod gpu_support;
 
 use std::sync::OnceLock;
 
+use crate::support::*;
 use blst::blst_scalar;
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
 use ff::Field;
-use gpu_support::*;
 use groth16_c2::backend::Backend;
 use groth16_c2::backend::CpuBackend;
 use groth16_c2::testing::cuda::kernels::MsmStrategy;
@@ -537,9 +534,9 @@ macro_rules! gpu_test {
     ($name:ident, $body:expr) => {
         #[test]
         fn $name() {
-            if !gpu_or_skip(stringify!($name)) {
+            let Some(_gpu) = gpu_shared_or_skip(stringify!($name)) else {
                 return;
-            }
+            };
             $body
         }
     };
@@ -606,9 +603,9 @@ gpu_test!(g1_batch_addition, sums::<G1Projective>(&G1_SUM_LENS));
 /// all-equal ones (a single bucket per window), under each strategy.
 #[test]
 fn g1_msm_forced_windows() {
-    if !gpu_or_skip("g1_msm_forced_windows") {
+    let Some(_gpu) = gpu_shared_or_skip("g1_msm_forced_windows") else {
         return;
-    }
+    };
     let all = <G1Projective as TestCurve>::points();
     for (i, n) in [1000usize, 1 << 16].into_iter().enumerate() {
         if !within_cap("g1_msm_forced_windows", n) {
@@ -644,9 +641,9 @@ fn g1_msm_forced_windows() {
 /// take).
 #[test]
 fn g1_msm_accumulated_over_chunks() {
-    if !gpu_or_skip("g1_msm_accumulated_over_chunks") {
+    let Some(_gpu) = gpu_shared_or_skip("g1_msm_accumulated_over_chunks") else {
         return;
-    }
+    };
     for (n, chunks, window) in [
         (1usize, vec![1usize], 0u32),
         (31, vec![1, 7, 31], 0),
@@ -675,9 +672,9 @@ fn g1_msm_accumulated_over_chunks() {
 /// One 2^24-point G1 MSM with random scalars under each strategy, against the CPU backend.
 #[test]
 fn g1_msm_2_pow_24() {
-    if !gpu_or_skip("g1_msm_2_pow_24") {
+    let Some(_gpu) = gpu_shared_or_skip("g1_msm_2_pow_24") else {
         return;
-    }
+    };
     let n = 1 << 24;
     if !within_cap("g1_msm_2_pow_24", n) {
         return;
@@ -696,9 +693,9 @@ gpu_test!(g2_batch_addition, sums::<G2Projective>(&G2_SUM_LENS));
 /// scalar, and edge values among random ones; every strategy. Oracle: blstrs or the CPU backend over the permuted points.
 #[test]
 fn g1_msm_bit_reversed_scalars() {
-    if !gpu_or_skip("g1_msm_bit_reversed_scalars") {
+    let Some(_gpu) = gpu_shared_or_skip("g1_msm_bit_reversed_scalars") else {
         return;
-    }
+    };
     let all = <G1Projective as TestCurve>::points();
     let rev = |k: usize, bits: u32| (k as u32).reverse_bits() >> (32 - bits);
     // (bits, scalars, points)
@@ -752,9 +749,9 @@ fn g1_msm_bit_reversed_scalars() {
 
 #[test]
 fn g1_msm_montgomery_scalars() {
-    if !gpu_or_skip("g1_msm_montgomery_scalars") {
+    let Some(_gpu) = gpu_shared_or_skip("g1_msm_montgomery_scalars") else {
         return;
-    }
+    };
     let all = <G1Projective as TestCurve>::points();
     assert!(
         msm::msm_g1_montgomery(0, all, &[], MsmStrategy::Auto).unwrap() == G1Projective::identity()
@@ -814,9 +811,9 @@ fn g1_msm_montgomery_scalars() {
 /// (0, 1, r - 1, all equal), identity points, one point; and the bad shapes refused.
 #[test]
 fn g1_msm_precomputed_copies() {
-    if !gpu_or_skip("g1_msm_precomputed_copies") {
+    let Some(_gpu) = gpu_shared_or_skip("g1_msm_precomputed_copies") else {
         return;
-    }
+    };
     let all = <G1Projective as TestCurve>::points();
     // The copies.
     let mut pts = all[..37].to_vec();
