@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # gpu-run.sh PACK_DIR LOG_DIR [TEST ...]: runs the packed test binaries (all, or the named
-# ones; `gpu.MODULE` runs one module of the gpu binary, `gpu MODULE::`) on the GPU machine, one
+# ones; `gpu.MODULE` runs one module of the gpu binary, `gpu gpu::MODULE::`) on the GPU machine, one
 # log per binary in LOG_DIR, and prints a summary. With
 # GPU_RUN_EXAMPLE="name args", it then runs that packed example too (output in LOG_DIR). Exits non-zero
 # when any binary fails. Extra arguments for every test binary go in GPU_TEST_ARGS.
@@ -19,7 +19,7 @@ failed=0
 for name in "${names[@]}"; do
     start=$SECONDS
     filter=()
-    [[ "$name" == *.* ]] && filter=("${name#*.}::")
+    [[ "$name" == *.* ]] && filter=("gpu::${name#*.}::")
     # shellcheck disable=SC2086
     "$pack/tests/${name%%.*}" "${filter[@]}" ${GPU_TEST_ARGS:-} >"$logs/$name.log" 2>&1
     rc=$?

@@ -4,8 +4,8 @@
 # the one GPU (default 8), each within GPU_SANITIZE_TIMEOUT seconds (default 360); the tools in
 # GPU_SANITIZE_TOOLS (default all three), the tests in GPU_SANITIZE_TESTS, or the runs in
 # GPU_SANITIZE_RUNS ("gpu.h:racecheck srs_read:memcheck ...", started in that order). A test is
-# a test binary or one module of the gpu binary: `gpu.MODULE` runs `gpu MODULE::` (libtest's
-# substring filter; `h::` names the h module's tests alone). Prints one line per test and tool:
+# a test binary or one module of the gpu binary: `gpu.MODULE` runs `gpu gpu::MODULE::` (libtest's
+# substring filter). Prints one line per test and tool:
 # clean, the sanitizer's error count, a failed test, or a timeout; one log per run in LOG_DIR.
 # Exits non-zero unless every run is clean. The tests named in GPU_SANITIZE_SPLIT (default
 # gpu.msm) run one case per run (`test:case` in the summary).
@@ -66,9 +66,9 @@ for tool in $tools; do
         # substring match).
         filters=()
         for a in $args; do [[ "$a" == *=* ]] || filters+=("$a"); done
-        [[ "$t" == *.* ]] && filters+=("${t#*.}::")
+        [[ "$t" == *.* ]] && filters+=("gpu::${t#*.}::")
         for c in $("$bin/tests/${t%%.*}" --list "${filters[@]}" 2>/dev/null | sed -n 's/: test$//p'); do
-            [[ "$t" == *.* ]] && { [[ "$c" == "${t#*.}::"* ]] || continue; c=${c#"${t#*.}::"}; }
+            [[ "$t" == *.* ]] && { [[ "$c" == "gpu::${t#*.}::"* ]] || continue; c=${c#"gpu::${t#*.}::"}; }
             case_args=$args
             # g1_msm_forced_windows (60 MSMs at five window widths) runs past 360 s alone under
             # racecheck at 2^16 points; at 1,000 (its smaller size) it takes 107 s (H200).
@@ -99,7 +99,7 @@ one() {
     done
     # gpu.MODULE: the gpu binary, that module's tests (a case: its full name).
     local exe=${t%%.*} module=
-    [[ "$t" == *.* ]] && module="${t#*.}::"
+    [[ "$t" == *.* ]] && module="gpu::${t#*.}::"
     if [ -n "$case" ]; then
         rest+=(--exact "$module$case")
     elif [ -n "$module" ]; then

@@ -12,9 +12,6 @@
 //! to itself (other programs allocating there at the same time make it fail).
 
 mod common;
-#[cfg(groth16_c2_cuda)]
-#[path = "gpu/support.rs"]
-mod gpu_support;
 
 use std::io::Write;
 
@@ -250,7 +247,7 @@ fn a_panic_inside_the_device_section_fails_the_call_and_leaks_nothing() {
 #[test]
 fn gpu_each_allocation_launch_and_copy_failing_once_fails_the_call_cleanly() {
     let _serial = serial();
-    if gpu_support::gpu_or_skip(
+    if common::gpu::gpu_or_skip(
         "gpu_each_allocation_launch_and_copy_failing_once_fails_the_call_cleanly",
     ) {
         walk(&[

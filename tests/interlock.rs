@@ -7,9 +7,6 @@
 //! proves 2 workers × 50 proofs of three sizes and checks device memory after equals before.
 
 mod common;
-#[cfg(groth16_c2_cuda)]
-#[path = "gpu/support.rs"]
-mod gpu_support;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Barrier, Mutex, MutexGuard};
@@ -414,7 +411,7 @@ fn verification_can_be_turned_off() {
 #[cfg(groth16_c2_cuda)]
 mod gpu {
     use super::*;
-    use gpu_support::{gpu_or_skip, say};
+    use common::gpu::{gpu_or_skip, say};
     use groth16_c2::backend::CudaBackend;
     use groth16_c2::testing::cuda::runtime::memory_info;
 

@@ -9,9 +9,6 @@
 //! too (the GPU versions print a SKIP line without a GPU).
 
 mod common;
-#[cfg(groth16_c2_cuda)]
-#[path = "gpu/support.rs"]
-mod gpu_support;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
@@ -489,7 +486,7 @@ fn staging_buffers_setting_refuses_nonsense() {
 #[cfg(groth16_c2_cuda)]
 mod gpu {
     use super::*;
-    use gpu_support::gpu_or_skip;
+    use common::gpu::gpu_or_skip;
     use groth16_c2::backend::CudaBackend;
 
     #[test]

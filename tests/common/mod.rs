@@ -20,6 +20,9 @@ pub fn rng(seed: u64) -> ChaCha8Rng {
 }
 
 mod circuits;
+/// GPU tests' support: visible skips, turns on the device, round trips (CUDA builds only).
+#[cfg(groth16_c2_cuda)]
+pub mod gpu;
 #[allow(unused_imports)]
 pub use bench_support::synthetic_params::*;
 #[allow(unused_imports)]

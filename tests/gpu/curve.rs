@@ -5,7 +5,7 @@
 
 use std::fmt::Debug;
 
-use crate::support::*;
+use crate::common::gpu::*;
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
 use groth16_c2::testing::cuda::msm::{curve_op_g1, curve_op_g2};
 use group::prime::PrimeCurveAffine;

@@ -2,7 +2,7 @@
 //! of them with equal operands) and on edge values, and so do chains of 64 dependent products
 //! (the benchmark's kernel). Needs a GPU; prints a SKIP line without one.
 
-use crate::support::*;
+use crate::common::gpu::*;
 use blstrs::{Fp, Scalar};
 use ff::Field;
 use groth16_c2::testing::cuda::kernels::{field_op, FieldOp, MUL_CHAIN_LEN};

@@ -1,7 +1,7 @@
 //! The H polynomial on the GPU equals the CPU's bit for bit for domains 2^1 .. 2^22, with
 //! `abc_size` a power of two and not. Needs a GPU; prints a SKIP line without one.
 
-use crate::support::*;
+use crate::common::gpu::*;
 use blstrs::Scalar;
 use ff::Field;
 use groth16_c2::testing::cpu::fft::h_polynomial;

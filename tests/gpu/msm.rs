@@ -21,7 +21,7 @@
 
 use std::sync::OnceLock;
 
-use crate::support::*;
+use crate::common::gpu::*;
 use blst::blst_scalar;
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
 use ff::Field;

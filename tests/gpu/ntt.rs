@@ -4,7 +4,7 @@
 //! them with the top pass's own twiddle table too.
 //! Needs a GPU; prints a SKIP line without one.
 
-use crate::support::*;
+use crate::common::gpu::*;
 use blstrs::Scalar;
 use ff::{Field, PrimeField};
 use groth16_c2::testing::cpu::fft::{fft, scale_by_powers, Domain};

@@ -25,11 +25,11 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
+use crate::common::gpu::*;
 use crate::common::{
     params_file, proof_bytes, random_scalars, record, rng, to_bellperson, ManyInputs, MimcChain,
     Sha256Circuit,
 };
-use crate::support::*;
 use bellpepper_core::Circuit;
 use bellperson::groth16::{create_proof, Parameters};
 use bench_support::common as example_common;

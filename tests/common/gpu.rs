@@ -1,6 +1,7 @@
 //! Support for GPU tests: a visible skip when no CUDA device is present (CI has none), the
 //! shared and exclusive turns on the device, and host <-> device round trips for the kernel
-//! tests. Also included by the GPU parts of `pipeline`, `interlock` and `fault_injection`.
+//! tests. Used by the `gpu` binary and by the GPU parts of `pipeline`, `interlock` and
+//! `fault_injection`.
 #![allow(dead_code)]
 
 use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
