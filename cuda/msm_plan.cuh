@@ -49,16 +49,16 @@ struct msm_plan {
 // so whole sectors), then the place step puts them in order, bin after bin, so that its writes
 // stay within one bin's stretch of the entries, which L2 holds. Within a bucket the entries are ordered by sub-chunk: each (sub-chunk, key) has a
 // cursor of its own, so a sub-chunk's entries of a bucket are one contiguous run.
-// Measured on the H200 (2026-12-04, G1, ms, binned against direct): 22-bit windows over 12
+// Measured on the H200 (G1, ms, binned against direct): 22-bit windows over 12
 // copies (2^21 keys) 97.2 / 98.2 at 2^24 and 366.9 / 369.9 at 2^26, plain 2^26 (4 windows of
 // 2^19 per pass) 418.9 / 422.8; but plain 2^24 (2^19 keys) 130.5 / 122.5 and plain 2^27 (2^20
 // keys) 846.9 against 820.8. So passes of 2^21+ keys only (2^27 over 6 copies: 731.3 against
-// 757.0 last session).
+// 757.0 with the direct scatter).
 constexpr uint32_t kScatterBins = 256;
 constexpr size_t kBinnedFromEntries = size_t(1) << 24;
 constexpr size_t kBinnedFromKeys = size_t(1) << 21;
 // Pairs per sub-chunk (8 bytes each): about 1 GiB of workspace at most. 2^28 (3 sub-chunks
-// instead of 6 over 12 copies at 2^26) measured the same on the H200 (2026-12-04: 367.9 against
+// instead of 6 over 12 copies at 2^26) measured the same on the H200 (367.9 against
 // 366.8 ms).
 constexpr size_t kBinnedPairs = size_t(1) << 27;
 constexpr size_t kBinnedTestScalars = 1000;
@@ -67,7 +67,7 @@ constexpr size_t kBinnedTestSubs = 64;
 constexpr uint32_t kBinnedMaxWindows = 16;
 constexpr size_t kScatterPairBytes = 8;
 // Two place steps without a returning global atomic per entry measured slower on the H200
-// (2026-12-04, G1, 22-bit windows over 12 copies, MSM time against this place step): one block
+// (G1, 22-bit windows over 12 copies, MSM time against this place step): one block
 // per bin with the bin's cursors in shared memory, 1.19-1.23x at 2^22-2^26 (every bin's entries
 // written at once, past what L2 holds); tiles of 2^16 pairs in bin order, each counting its
 // first bin's keys in shared memory and reserving one run per key (one global atomic per ~8
