@@ -8,7 +8,7 @@
 #
 # SOURCE is Curio's `extern/` folder, a folder holding it (a Curio checkout), or a tarball of
 # either; default: CURIO_SOURCE, else the newest curio-extern-*.tar.* snapshot in the folder
-# CURIO_SNAPSHOTS (its default is where CI keeps a pinned one). Without one the script says SKIP
+# CURIO_SNAPSHOTS (CI sets it to where it keeps a pinned one). Without one the script says SKIP
 # and exits 0.
 #
 # Steps: unpack to a temporary folder; patch; build cuzk-daemon and cuzk-bench (release, the
@@ -53,8 +53,8 @@ while [ $# -gt 0 ]; do
 done
 
 source_path=${source_arg:-${CURIO_SOURCE:-}}
-snapshots=${CURIO_SNAPSHOTS:-$root/../shared/clients}
-if [ -z "$source_path" ]; then
+snapshots=${CURIO_SNAPSHOTS:-}
+if [ -z "$source_path" ] && [ -n "$snapshots" ]; then
     # The newest snapshot, if there is one.
     source_path=$(ls -1 "$snapshots"/curio-extern-*.tar.* 2>/dev/null | tail -n 1 || true)
 fi

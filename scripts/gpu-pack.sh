@@ -2,7 +2,7 @@
 # scripts/gpu-pack.sh [PACK_DIR]: builds the release test binaries and examples with
 # `--features cuda,bellpepper,gpu-test-kernels` (CUDA runtime linked statically), strips them and
 # packs them with scripts/gpu-run.sh (and gpu-unpack.sh, gpu-sanitize.sh, gpu-ab.sh,
-# gpu-session.sh, gpu-ncu.sh, gpu-pipes.sh, side-by-side.py) into PACK_DIR (default gpu-pack/,
+# gpu-steps.sh, gpu-ncu.sh, gpu-pipes.sh, side-by-side.py) into PACK_DIR (default gpu-pack/,
 # git-ignored). The binaries are xz-compressed with a dictionary larger than one binary: every
 # binary carries the same GPU code (~16 MB for the default architectures, compressed by nvcc)
 # and a match reaches back one binary to the previous copy, so only the first copy costs space.
@@ -56,5 +56,5 @@ strip "$stage"/tests/* "$stage"/examples/*
 ls -l "$stage/tests" "$stage/examples"
 tar -C "$stage" -cf - tests examples | xz -T1 --lzma2=preset=6,dict=64MiB >"$pack/bin.tar.xz"
 cp scripts/gpu-run.sh scripts/gpu-unpack.sh scripts/gpu-sanitize.sh scripts/gpu-ab.sh scripts/gpu-pipes.sh scripts/side-by-side.py \
-    scripts/gpu-session.sh scripts/gpu-ncu.sh "$pack/"
+    scripts/gpu-steps.sh scripts/gpu-ncu.sh "$pack/"
 du -sh "$pack"

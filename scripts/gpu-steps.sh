@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/gpu-session.sh PACK LOG_DIR STEP: one step of a run on the GPU machine (a separate
+# scripts/gpu-steps.sh PACK LOG_DIR STEP: one step of a run on the GPU machine (a separate
 # machine with the driver, where the pack of scripts/gpu-pack.sh was copied). Each step writes
 # its logs under LOG_DIR and prints its summary; the `params` step starts a detached generation
 # that `soak` waits for, so run the steps on one machine, keeping params-cache/ between them.
@@ -33,9 +33,9 @@
 # Times on an H200: `ab` about 5 minutes for 8 builds, `tests` 9 (split in two runs with TESTS
 # where a run must stay short), `sanitize` 8-10, `soak` 3.
 set -uo pipefail
-pack=${1:?usage: gpu-session.sh PACK LOG_DIR params|ab|tests|sanitize|soak|ncu|stream|post}
-out=${2:?usage: gpu-session.sh PACK LOG_DIR params|ab|tests|sanitize|soak|ncu|stream|post}
-step=${3:?usage: gpu-session.sh PACK LOG_DIR params|ab|tests|sanitize|soak|ncu|stream|post}
+pack=${1:?usage: gpu-steps.sh PACK LOG_DIR params|ab|tests|sanitize|soak|ncu|stream|post}
+out=${2:?usage: gpu-steps.sh PACK LOG_DIR params|ab|tests|sanitize|soak|ncu|stream|post}
+step=${3:?usage: gpu-steps.sh PACK LOG_DIR params|ab|tests|sanitize|soak|ncu|stream|post}
 here=$(dirname "$0")
 bin=$(bash "$here/gpu-unpack.sh" "$pack") || exit 1
 mkdir -p "$out" params-cache
