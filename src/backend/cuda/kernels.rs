@@ -417,7 +417,7 @@ pub use crate::backend::kernel_sizes::Curve;
 /// How an MSM sums its buckets (`g16_msm`'s `strategy`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MsmStrategy {
-    /// The default: the slices.
+    /// What proofs use: the slices (the kernels take 0 and 1 alike).
     Auto = 0,
     /// Slices of XYZZ mixed additions, one per thread.
     Slices = 1,
@@ -427,27 +427,13 @@ pub enum MsmStrategy {
 }
 
 impl MsmStrategy {
-    /// `auto` or `slices`.
+    /// `auto` or `slices` (the benchmarks' `--msm-strategy`).
     pub fn parse(name: &str) -> Option<MsmStrategy> {
         match name.trim() {
             "auto" => Some(MsmStrategy::Auto),
             "slices" => Some(MsmStrategy::Slices),
             _ => None,
         }
-    }
-
-    /// The strategy proofs use: `GROTH16_C2_MSM` (`auto`, `slices`), else auto. An unknown
-    /// value is reported once on stderr and ignored.
-    pub fn configured() -> MsmStrategy {
-        static CHOSEN: once_cell::sync::Lazy<MsmStrategy> =
-            once_cell::sync::Lazy::new(|| match std::env::var("GROTH16_C2_MSM") {
-                Ok(v) => MsmStrategy::parse(&v).unwrap_or_else(|| {
-                    eprintln!("groth16-c2: GROTH16_C2_MSM={v:?} is not auto or slices; using auto");
-                    MsmStrategy::Auto
-                }),
-                Err(_) => MsmStrategy::Auto,
-            });
-        *CHOSEN
     }
 }
 
@@ -671,7 +657,7 @@ pub unsafe fn msm_accumulated(
 
 /// The launcher code of the strategy and window proofs use.
 pub fn configured_msm_code() -> i32 {
-    msm_code(MsmStrategy::configured(), 0, 0, 0)
+    msm_code(MsmStrategy::Auto, 0, 0, 0)
 }
 
 /// Queues a batch addition of the points whose bit is set.

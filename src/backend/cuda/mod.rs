@@ -153,7 +153,7 @@ impl Backend for CudaBackend {
             let state = guard.as_mut().expect("lock_device creates the state");
             h::h_polynomial(state, a, b, c, n)?
         };
-        msm::msm_g1_montgomery(0, h_query, &h, kernels::MsmStrategy::configured())
+        msm::msm_g1_montgomery(0, h_query, &h, kernels::MsmStrategy::Auto)
     }
 
     fn g1_sum(&self, points: &[G1Affine], ones: &OnesBitmap) -> Result<G1Projective> {

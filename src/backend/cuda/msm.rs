@@ -20,7 +20,7 @@ pub fn msm_g1(
     indices: Option<&[u32]>,
     scalars: &[blst_scalar],
 ) -> Result<G1Projective> {
-    msm_g1_with(device, points, indices, scalars, MsmStrategy::configured())
+    msm_g1_with(device, points, indices, scalars, MsmStrategy::Auto)
 }
 
 /// As [`msm_g1`], summing the buckets as `strategy` says.
@@ -55,7 +55,7 @@ pub fn msm_g2(
     indices: Option<&[u32]>,
     scalars: &[blst_scalar],
 ) -> Result<G2Projective> {
-    msm_g2_with(device, points, indices, scalars, MsmStrategy::configured())
+    msm_g2_with(device, points, indices, scalars, MsmStrategy::Auto)
 }
 
 /// As [`msm_g2`], with `strategy`.

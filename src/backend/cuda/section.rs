@@ -455,11 +455,7 @@ fn h_msm(
         scalars: h_scalars,
         montgomery: true,
         n: n - 1,
-        strategy: if with_copies {
-            MsmStrategy::Slices
-        } else {
-            MsmStrategy::configured()
-        },
+        strategy: MsmStrategy::Slices,
         window: if with_copies { dsrs.h_window } else { 0 },
         // h as the transform leaves it: position k holds coefficient bitrev(k), and position
         // n - 1 (coefficient n - 1, outside the query) is the one the n - 1 scalars leave out.
@@ -677,7 +673,7 @@ const COPIES_MARGIN_BYTES: usize = 2 << 30;
 
 /// One workspace serves every MSM and batch addition of the proof (they run one after another).
 fn workspace_bytes(n: usize, split: &CircuitSplit, srs: &Srs, g2_tail: bool) -> usize {
-    let strategy = MsmStrategy::configured();
+    let strategy = MsmStrategy::Auto;
     let mut bytes = kernels::msm_workspace_size(Curve::G1, n - 1, strategy, 0, 0);
     for q in [&split.l, &split.a, &split.b] {
         bytes = bytes

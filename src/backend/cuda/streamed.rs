@@ -729,7 +729,7 @@ impl Executor {
                         scalars: ctx.ptr(scalars),
                         montgomery,
                         n,
-                        strategy: MsmStrategy::configured(),
+                        strategy: MsmStrategy::Auto,
                         window: 0,
                         bit_reversed,
                         copies: 0,
