@@ -7,13 +7,21 @@
 
 namespace g16 {
 
-// Workspace of a batch addition over n points: one partial sum per thread, twice (ping-pong).
-// 8 words (512 points) per thread (config.cuh): on the H200 3.5% faster than 4 at 2^24 and
-// 2^26 points.
+// Bitmap words (64 points each) per thread: 8 (512 points, config.cuh; on the H200 3.5%
+// faster than 4 at 2^24 and 2^26 points), fewer where that would leave fewer than
+// G16_BATCH_MIN_THREADS threads: a streamed chunk of 2^22 points at 8 words per thread runs
+// 8,192 threads, a fraction of one wave, each summing ~230 points one after another.
 constexpr uint32_t kBatchWordsPerThread = G16_BATCH_WORDS_PER_THREAD;
+constexpr size_t kBatchMinThreads = G16_BATCH_MIN_THREADS;
+inline uint32_t batch_words_per_thread(size_t n_points) {
+  const size_t k = (n_points + 63) / 64 / kBatchMinThreads;
+  return k < 1 ? 1 : k > kBatchWordsPerThread ? kBatchWordsPerThread : (uint32_t)k;
+}
+
+// Workspace of a batch addition over n points: one partial sum per thread, twice (ping-pong).
 inline size_t batch_add_partials(size_t n_points) {
-  const size_t words = (n_points + 63) / 64;
-  return (words + kBatchWordsPerThread - 1) / kBatchWordsPerThread;
+  const size_t words = (n_points + 63) / 64, k = batch_words_per_thread(n_points);
+  return (words + k - 1) / k;
 }
 
 // Workspace of a batch addition (host code, as the MSM's sizes in msm_plan.cuh).
@@ -26,7 +34,7 @@ size_t batch_add_workspace_size(size_t n_points) {
 
 namespace msm_detail {
 
-// Thread i sums the points whose bit is set in words [i * K, (i + 1) * K) of the bitmap. One
+// Thread i sums the points whose bit is set in words [i * k, (i + 1) * k) of the bitmap. One
 // loop over the thread's set bits, fetching the next word only when the current one is spent,
 // so lanes reconverge once per thread rather than once per word: a word's set-bit count
 // varies between lanes, and a loop per word ran each warp at its busiest lane's count of each
@@ -34,13 +42,13 @@ namespace msm_detail {
 template <class F>
 __global__ void __launch_bounds__(128) bitmap_sum_kernel(const affine_t<F>* points, size_t n_points,
                                                          const uint64_t* bitmap, size_t threads,
-                                                         xyzz_t<F>* partials) {
+                                                         uint32_t k, xyzz_t<F>* partials) {
   const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= threads) return;
   const size_t words = (n_points + 63) / 64;
-  const size_t end = (i + 1) * kBatchWordsPerThread < words ? (i + 1) * kBatchWordsPerThread : words;
+  const size_t end = (i + 1) * k < words ? (i + 1) * k : words;
   xyzz_t<F> acc = xyzz_t<F>::inf();
-  size_t w = i * kBatchWordsPerThread;
+  size_t w = i * k;
   uint64_t bits = 0;
   for (;;) {
     while (bits == 0 && w < end) {
@@ -69,7 +77,8 @@ cudaError_t batch_add(const affine_t<F>* points, size_t n_points, const uint64_t
   const size_t threads = batch_add_partials(n_points);
   P* a = static_cast<P*>(workspace);
   P* b = reinterpret_cast<P*>(static_cast<char*>(workspace) + align_up(threads * sizeof(P)));
-  bitmap_sum_kernel<F><<<blocks_for(threads, 128), 128, 0, s>>>(points, n_points, bitmap, threads, a);
+  bitmap_sum_kernel<F><<<blocks_for(threads, 128), 128, 0, s>>>(
+      points, n_points, bitmap, threads, batch_words_per_thread(n_points), a);
   P* sum;
   cudaError_t err = reduce_all<F>(a, b, threads, 1, s, &sum);
   if (err) return err;

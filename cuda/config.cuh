@@ -61,4 +61,10 @@ static_assert(G16_MSM_WIDE_WINDOW == 0 ||
 #define G16_BATCH_WORDS_PER_THREAD 8
 #endif
 
+// Batch addition: the fewest threads a batch runs (fewer words each below 2^24 points, down to
+// one): filling the GPU against partial sums to reduce. A streamed SRS adds chunks of 2^21-2^24.
+#ifndef G16_BATCH_MIN_THREADS
+#define G16_BATCH_MIN_THREADS 32768
+#endif
+
 #endif

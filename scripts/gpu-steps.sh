@@ -24,18 +24,19 @@
 #   post     the Window PoSt shape (99% of every query in the tail) at POST_LOG_N (default 26;
 #            supraseal-c2's params file at 2^27 would not fit the disk): `bench --partition
 #            --shape window-post`, then supraseal_c2bench on the same proportions (--inputs 25840
-#            --a-permille 758 --b-permille 724 --bool-permille 10); then, when the pack has it
-#            (GPU_PACK_EXTRA="target/filecoin-seal-check/release/filecoin-seal-check=filecoin-seal-check"),
-#            filecoin-proofs' four proofs on the CUDA build (first run: params, ~4 min)
+#            --a-permille 758 --b-permille 724 --bool-permille 10; one proof, ~2.5 min)
+#   seal     filecoin-proofs' four proofs on the CUDA build, when the pack has them
+#            (GPU_PACK_EXTRA="target/filecoin-seal-check/release/filecoin-seal-check=filecoin-seal-check";
+#            first run: the 2 KiB params, ~5 min)
 # With BUILD=<name>, `tests` and `sanitize` run an A/B variant's test binaries, packed as
 # examples/<name>_<test> (GPU_PACK_EXTRA="gpu-var/<name>/gpu=<name>_gpu ..."), and the
 # default's where the variant has none (say, byte_identity when only the gpu binary was built).
 # Times on an H200: `ab` about 5 minutes for 8 builds, `tests` 9 (split in two runs with TESTS
 # where a run must stay short), `sanitize` 8-10, `soak` 3.
 set -uo pipefail
-pack=${1:?usage: gpu-steps.sh PACK LOG_DIR params|ab|tests|sanitize|soak|ncu|stream|post}
-out=${2:?usage: gpu-steps.sh PACK LOG_DIR params|ab|tests|sanitize|soak|ncu|stream|post}
-step=${3:?usage: gpu-steps.sh PACK LOG_DIR params|ab|tests|sanitize|soak|ncu|stream|post}
+pack=${1:?usage: gpu-steps.sh PACK LOG_DIR params|ab|tests|sanitize|soak|ncu|stream|post|seal}
+out=${2:?usage: gpu-steps.sh PACK LOG_DIR params|ab|tests|sanitize|soak|ncu|stream|post|seal}
+step=${3:?usage: gpu-steps.sh PACK LOG_DIR params|ab|tests|sanitize|soak|ncu|stream|post|seal}
 here=$(dirname "$0")
 bin=$(bash "$here/gpu-unpack.sh" "$pack") || exit 1
 mkdir -p "$out" params-cache
@@ -111,8 +112,10 @@ stream)
         limit=()
         [ "$free" != all ] && limit=(--vram-limit "$free")
         echo "=== 2^$k, ${free} of device memory"
-        "$bin/examples/bench" --partition --log-n "$k" --runs 3 "${limit[@]}" 2>&1 |
-            tee "$out/stream-$k-$free-c1.log" | sed -n '/^log_n/,$p'
+        # With each streamed section's breakdown (op counts and times, compute waiting for
+        # uploads) in the log.
+        GROTH16_C2_LOG_TIMINGS=2 "$bin/examples/bench" --partition --log-n "$k" --runs 3 \
+            "${limit[@]}" 2>&1 | tee "$out/stream-$k-$free-c1.log" | sed -n '/^log_n/,$p'
         "$bin/examples/bench" --partition --log-n "$k" --runs 2 --batch "${STREAM_BATCH:-10}" \
             --share-witness "${limit[@]}" 2>&1 | tee "$out/stream-$k-$free-c10.log" | sed -n '/^log_n/,$p'
         "$bin/examples/bench" --proofs 6 --jobs 2 --workers 1,2 --log-n "$k" --timeline 0 \
@@ -133,7 +136,10 @@ stream)
             echo "=== supraseal-c2, 2^$k, ${free} of device memory"
             "$pack/supraseal_c2bench" prove --srs "$params" --circuits 1 --iters 3 --warmup 1 \
                 --bool-permille 920 2>&1 | tee "$out/supra-$k-$free.log" | tail -n 6
-            [ -n "$holder" ] && kill "$holder" && wait "$holder" 2>/dev/null
+            if [ -n "$holder" ]; then
+                kill "$holder"
+                wait "$holder" 2>/dev/null
+            fi
         done
     fi
     ;;
@@ -146,15 +152,22 @@ post)
         params=/tmp/supra-post-$k.params
         [ -f "$params" ] || "$pack/supraseal_c2bench" gen-srs --log-n "$k" --inputs 25840 \
             --a-permille 758 --b-permille 724 --out "$params" >"$out/supra-post-gen.log" 2>&1
+        # One proof: with 99% of B in the tail its G2 tail runs on the CPU, about 2 minutes
+        # per 2^26 proof on 16 cores.
         echo "=== supraseal-c2, Window PoSt shape, 2^$k"
-        "$pack/supraseal_c2bench" prove --srs "$params" --circuits 1 --iters 3 --warmup 1 \
+        "$pack/supraseal_c2bench" prove --srs "$params" --circuits 1 --iters 1 --warmup 0 \
             --bool-permille 10 2>&1 | tee "$out/supra-post-$k.log" | tail -n 6
     fi
+    ;;
+seal)
     if [ -x "$bin/examples/filecoin-seal-check" ]; then
         echo "=== filecoin-proofs 19.1: the four proofs on the CUDA build"
         GROTH16_C2_FIL_PARAMS=/tmp/filecoin-params GROTH16_C2_SEAL_EXPECT_BACKEND=cuda \
             "$bin/examples/filecoin-seal-check" 2>&1 | tee "$out/filecoin-seal.log" |
             grep -v '^groth16-c2 shape'
+    else
+        echo "seal: the pack has no filecoin-seal-check (see GPU_PACK_EXTRA above)"
+        exit 1
     fi
     ;;
 *)

@@ -216,13 +216,29 @@ thread_local! {
     static LAST: Cell<Option<ProofTimings>> = const { Cell::new(None) };
 }
 
-/// Whether each finished call is logged as one `key=value` line on stderr
-/// (`GROTH16_C2_LOG_TIMINGS=1`).
+/// `GROTH16_C2_LOG_TIMINGS`: 0 (default) nothing, 1 one line per call, 2 also a line per
+/// streamed device section on where its time went.
+fn log_level() -> u8 {
+    static LEVEL: once_cell::sync::Lazy<u8> =
+        once_cell::sync::Lazy::new(
+            || match std::env::var("GROTH16_C2_LOG_TIMINGS").as_deref() {
+                Ok("1") => 1,
+                Ok("2") => 2,
+                _ => 0,
+            },
+        );
+    *LEVEL
+}
+
+/// Whether each finished call is logged as one `key=value` line on stderr.
 fn log_enabled() -> bool {
-    static ON: once_cell::sync::Lazy<bool> = once_cell::sync::Lazy::new(|| {
-        std::env::var("GROTH16_C2_LOG_TIMINGS").as_deref() == Ok("1")
-    });
-    *ON
+    log_level() >= 1
+}
+
+/// Whether streamed device sections log their ops' times (`GROTH16_C2_LOG_TIMINGS=2`).
+#[cfg_attr(not(groth16_c2_cuda), allow(dead_code))] // only the CUDA backend streams
+pub(crate) fn log_stream_ops() -> bool {
+    log_level() >= 2
 }
 
 /// Records the timings of a call that finished on this thread: counters, the thread's last

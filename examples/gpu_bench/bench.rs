@@ -122,7 +122,17 @@ pub fn main() {
             parsed.unwrap_or_else(|| panic!("--msm-copies: `{p}` is not WINDOW:COPIES"))
         })
         .collect();
-    msm_section(&msm_sizes, runs, cpu, &strategies, &windows, &copies);
+    // Chunk lengths of the accumulated MSM (a streamed H MSM): `--msm-chunks 23,24`.
+    let chunks: Vec<u32> = list(&args, "--msm-chunks", "");
+    msm_section(
+        &msm_sizes,
+        runs,
+        cpu,
+        &strategies,
+        &windows,
+        &copies,
+        &chunks,
+    );
     batch_section(&batch_sizes, runs, cpu);
     if ntt_sizes.is_empty() && h_sizes.is_empty() {
         return;
@@ -244,13 +254,15 @@ fn msm_section(
     strategies: &[MsmStrategy],
     windows: &[u32],
     copies: &[(u32, u32)],
+    chunks: &[u32],
 ) {
     let Some(&largest) = sizes.iter().max() else {
         return;
     };
     let t = Instant::now();
     let points = random_points(1 << largest);
-    let scalars: Vec<blst_scalar> = random(1 << largest, 99)
+    let montgomery = random(1 << largest, 99);
+    let scalars: Vec<blst_scalar> = montgomery
         .par_iter()
         .map(|s| blst_scalar { b: s.to_bytes_le() })
         .collect();
@@ -350,6 +362,28 @@ fn msm_section(
                         gpu,
                         "ms",
                     );
+                    assert_ne!(same, "NO", "GPU MSMs differ ({label}) at 2^{lg}");
+                }
+                Err(e) => println!("2^{lg:<6} {label:<10} skipped: {e}"),
+            }
+        }
+        // Accumulated over chunks of 2^c points with the whole MSM's window, reduced once (a
+        // streamed H MSM without its uploads): rows `msm_g1_acc<c>`.
+        for &c in chunks.iter().filter(|&&c| c < lg) {
+            let label = format!("acc/2^{c}");
+            match msm::time_msm_g1_accumulated(0, &points[..n], &montgomery[..n], 1 << c, 0, runs) {
+                Ok((times, gpu_result)) => {
+                    let gpu = median(times);
+                    let same = match reference {
+                        Some((_, expect)) if expect == gpu_result => "yes",
+                        Some(_) => "NO",
+                        None => "-",
+                    };
+                    println!(
+                        "2^{lg:<6} {label:<10} {gpu:>12.1} {:>12} {:>10} {same:>8}",
+                        "-", "-"
+                    );
+                    result(&format!("msm_g1_acc{c}"), &format!("2^{lg}"), gpu, "ms");
                     assert_ne!(same, "NO", "GPU MSMs differ ({label}) at 2^{lg}");
                 }
                 Err(e) => println!("2^{lg:<6} {label:<10} skipped: {e}"),

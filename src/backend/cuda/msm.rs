@@ -164,10 +164,23 @@ pub fn msm_g1_accumulated(
     chunk: usize,
     window: u32,
 ) -> Result<G1Projective> {
+    time_msm_g1_accumulated(device, points, scalars, chunk, window, 1).map(|(_, sum)| sum)
+}
+
+/// [`msm_g1_accumulated`] run `runs` times with the data on the device: the milliseconds of
+/// each run (every chunk's accumulation and the one reduction, between CUDA events) and the sum.
+pub fn time_msm_g1_accumulated(
+    device: usize,
+    points: &[G1Affine],
+    scalars: &[Scalar],
+    chunk: usize,
+    window: u32,
+    runs: usize,
+) -> Result<(Vec<f64>, G1Projective)> {
     let n = scalars.len();
     assert!(points.len() >= n && chunk > 0);
     if n == 0 {
-        return Ok(G1Projective::identity());
+        return Ok((Vec::new(), G1Projective::identity()));
     }
     let base = kernels::configured_msm_code() & !(0xff << 8);
     let window = match window {
@@ -190,38 +203,40 @@ pub fn msm_g1_accumulated(
     let d_scalars = upload(scalars, stream)?;
     let mut ws = DeviceBuffer::<u8>::new(ws_bytes)?;
     let mut result = DeviceBuffer::<<G1 as GpuCurve>::Xyzz>::new(1)?;
-    for (j, start) in (0..n).step_by(n_cap).enumerate() {
-        let m = n_cap.min(n - start);
-        // SAFETY: the chunk's points and scalars lie in the uploaded buffers; the workspace is
-        // sized for n_cap and code.
+    let times = event_times(stream, runs.max(1), || {
+        for (j, start) in (0..n).step_by(n_cap).enumerate() {
+            let m = n_cap.min(n - start);
+            // SAFETY: the chunk's points and scalars lie in the uploaded buffers; the workspace
+            // is sized for n_cap and code.
+            unsafe {
+                kernels::msm_accumulate(
+                    d_points.as_ptr().cast::<G1Affine>().add(start).cast(),
+                    m,
+                    d_scalars.as_ptr().cast::<Scalar>().add(start).cast(),
+                    true,
+                    m,
+                    n_cap,
+                    code,
+                    ws.as_mut_ptr(),
+                    ws.len(),
+                    j == 0,
+                    stream,
+                )?
+            };
+        }
+        // SAFETY: as above.
         unsafe {
-            kernels::msm_accumulate(
-                d_points.as_ptr().cast::<G1Affine>().add(start).cast(),
-                m,
-                d_scalars.as_ptr().cast::<Scalar>().add(start).cast(),
-                true,
-                m,
+            kernels::msm_accumulated(
                 n_cap,
                 code,
                 ws.as_mut_ptr(),
                 ws.len(),
-                j == 0,
+                result.as_mut_ptr(),
                 stream,
-            )?
-        };
-    }
-    // SAFETY: as above.
-    unsafe {
-        kernels::msm_accumulated(
-            n_cap,
-            code,
-            ws.as_mut_ptr(),
-            ws.len(),
-            result.as_mut_ptr(),
-            stream,
-        )?
-    };
-    download_one::<G1>(&result, stream)
+            )
+        }
+    })?;
+    Ok((times, download_one::<G1>(&result, stream)?))
 }
 
 /// The precomputed copies of `points` for `window`-bit windows, as the MSM reads them: copy `j`

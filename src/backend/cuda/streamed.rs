@@ -286,6 +286,14 @@ impl<'a> StreamedGroup<'a> {
             timings.ntt_msm_h_ms += end.elapsed_ms(start)?;
         }
         exec.add_times(timings)?;
+        if crate::telemetry::log_stream_ops() {
+            eprintln!(
+                "groth16-c2: streamed section, {} circuit(s), chunks of {} points: {}",
+                members.len(),
+                builder.plan().chunk_points,
+                exec.breakdown(h_marks)?
+            );
+        }
         timings.h2d_bytes += builder.upload_bytes() as u64;
         timings.stream_chunk_points = builder.plan().chunk_points as u64;
         Ok(out)
@@ -498,6 +506,51 @@ impl Executor {
         end.record(stream)?;
         self.timed.push((what, start, end));
         Ok(())
+    }
+
+    /// One line on where the device's time went (`GROTH16_C2_LOG_TIMINGS=2`): per kind of op,
+    /// how many ran and their milliseconds (total and longest); the compute stream's span from
+    /// its first timed kernel to its last and the part of it no kernel ran (waiting for
+    /// uploads); and the H steps queued before the query pass. The streams must have run them.
+    fn breakdown(&self, h_marks: &[(Event, Event)]) -> Result<String> {
+        let names = ["upload", "h_msm", "batch_add", "tail_msm", "g2"];
+        let mut kinds = [(0usize, 0.0f64, 0.0f64); 5];
+        let mut span: Option<(f64, f64)> = None;
+        let mut kernel_ms = 0.0;
+        let origin = self.timed.first().map(|(_, start, _)| start);
+        for (what, start, end) in &self.timed {
+            let ms = end.elapsed_ms(start)?;
+            let k = match what {
+                Timed::Upload => 0,
+                Timed::Kernel(Stage::H) => 1,
+                Timed::Kernel(Stage::BatchAdd) => 2,
+                Timed::Kernel(Stage::TailMsm) => 3,
+                Timed::Kernel(Stage::G2Tail) => 4,
+            };
+            kinds[k] = (kinds[k].0 + 1, kinds[k].1 + ms, kinds[k].2.max(ms));
+            if k != 0 {
+                let origin = origin.expect("a timed op");
+                let (from, to) = (start.elapsed_ms(origin)?, end.elapsed_ms(origin)?);
+                span = Some(span.map_or((from, to), |(a, b)| (a.min(from), b.max(to))));
+                kernel_ms += ms;
+            }
+        }
+        let mut line = String::new();
+        for (name, (n, ms, max)) in names.iter().zip(kinds) {
+            line += &format!("{name} n={n} ms={ms:.1} max={max:.2} ");
+        }
+        let (from, to) = span.unwrap_or((0.0, 0.0));
+        line += &format!(
+            "compute_span_ms={:.1} compute_idle_ms={:.1}",
+            to - from,
+            (to - from - kernel_ms).max(0.0)
+        );
+        let mut h_steps = 0.0;
+        for (start, end) in h_marks {
+            h_steps += end.elapsed_ms(start)?;
+        }
+        line += &format!(" h_steps={} h_steps_ms={h_steps:.1}", h_marks.len());
+        Ok(line)
     }
 
     /// Adds the measured times to `timings` (the streams must have run them).
