@@ -34,6 +34,7 @@ mod error;
 /// cbindgen:ignore
 mod fault;
 pub mod ffi;
+mod handles;
 /// cbindgen:ignore
 mod host_hooks;
 pub mod host_memory;

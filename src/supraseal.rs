@@ -1,6 +1,7 @@
 //! supraseal-c2's Rust-side types and the shared body of its proving functions, for the two
 //! compat crates (`compat/supraseal-c2`: upstream 0.1.2's API; `compat/supraseal-c2-cuzk`:
 //! Curio's fork). Both re-export these, so a host sees exactly the types it was written for.
+//! They run over the Rust API and the handles the C ABI hands out too (`crate::handles`).
 //!
 //! Misuse panics exactly where supraseal-c2 panics (length mismatches, non-64-bit density
 //! words), and a failed proof panics with the library's message: bellperson hands the proof
@@ -10,7 +11,8 @@ use std::ffi::{c_char, c_void, CStr};
 use std::path::PathBuf;
 use std::ptr::NonNull;
 
-use crate::ffi::{self, CError, SrsHandle};
+use crate::handles::{self, SrsHandle};
+use crate::proof::Proof;
 
 /// The error a C call returns: a code and a `malloc`ed message, freed on drop.
 /// Same layout and behaviour as `sppark::Error`, which supraseal-c2 returns.
@@ -20,11 +22,11 @@ pub struct Error {
     message: Option<NonNull<c_char>>,
 }
 
-impl From<CError> for Error {
-    fn from(e: CError) -> Error {
+impl From<crate::Error> for Error {
+    fn from(e: crate::Error) -> Error {
         Error {
-            code: e.code,
-            message: NonNull::new(e.message),
+            code: e.code(),
+            message: NonNull::new(handles::malloc_string(&e.to_string())),
         }
     }
 }
@@ -86,44 +88,36 @@ pub struct SRS(SrsHandle);
 
 impl Default for SRS {
     fn default() -> Self {
-        SRS(SrsHandle {
-            ptr: std::ptr::null(),
-        })
+        SRS(SrsHandle::empty())
     }
 }
 
 impl SRS {
     /// Loads a bellperson params file; `cache` shares one load per path.
     pub fn try_new(srs_path: PathBuf, cache: bool) -> Result<Self, cuda::Error> {
-        let path = std::ffi::CString::new(srs_path.to_str().unwrap()).unwrap();
-        let mut ret = SRS::default();
-        // SAFETY: `ret` is writable and `path` NUL-terminated.
-        let err = Error::from(unsafe { ffi::create_SRS(&mut ret.0, path.as_ptr(), cache) });
-        if err.code != 0 {
-            Err(err)
-        } else {
-            Ok(ret)
-        }
+        SrsHandle::load(&srs_path, cache)
+            .map(SRS)
+            .map_err(Error::from)
     }
 
     /// Drops this SRS's path from the cache.
     pub fn evict(&self) {
-        // SAFETY: `self` is a valid handle.
-        unsafe { ffi::evict_SRS(&self.0) };
+        // SAFETY: an SRS holds an empty handle or a live reference.
+        unsafe { self.0.evict() };
     }
 }
 
 impl Drop for SRS {
     fn drop(&mut self) {
-        // SAFETY: `self` is a valid (possibly empty) handle; the call empties it.
-        unsafe { ffi::drop_SRS(&mut self.0) };
+        // SAFETY: as above; the call empties the handle.
+        unsafe { self.0.release() };
     }
 }
 
 impl Clone for SRS {
     fn clone(&self) -> Self {
-        // SAFETY: `self` is a valid handle.
-        SRS(unsafe { ffi::clone_SRS(&self.0) })
+        // SAFETY: as above.
+        SRS(unsafe { self.0.add_reference() })
     }
 }
 
@@ -172,8 +166,17 @@ pub struct Assignment<Scalar> {
 fn check_proof_type<PR>() {
     assert_eq!(
         std::mem::size_of::<PR>(),
-        384,
+        std::mem::size_of::<Proof>(),
         "proofs must be 384-byte groth16_proof values (G1, G2, G1 affine)"
+    );
+}
+
+/// The scalars must be 32-byte BLS12-381 scalars (blstrs' `Scalar`, as bellperson's are).
+fn scalar_type<S>() {
+    assert_eq!(
+        std::mem::size_of::<S>(),
+        std::mem::size_of::<blstrs::Scalar>(),
+        "scalars must be 32-byte BLS12-381 field elements"
     );
 }
 
@@ -242,6 +245,11 @@ impl<S, D> Batch<'_, S, D> {
     }
 }
 
+/// Panics with the library's message, as supraseal-c2 does on a failed proof.
+fn or_panic<T>(r: crate::Result<T>) -> T {
+    r.unwrap_or_else(|e| panic!("{e}"))
+}
+
 /// Runs a batch through its device section under `gpu_mtx` (NULL: the library's own lock) on
 /// `gpu_index` (negative: any GPU) and returns the pending handle; panics with the library's
 /// message on error.
@@ -258,25 +266,21 @@ pub fn start<S>(
 ) -> *mut c_void {
     assert_eq!(r_s.len(), provers.len());
     assert_eq!(s_s.len(), provers.len());
-    let mut pending = std::ptr::null_mut();
-    // SAFETY: the arrays hold `provers.len()` elements (asserted above); the Assignment layouts
-    // are the same.
-    let err = Error::from(unsafe {
-        ffi::generate_groth16_proofs_start_c(
-            provers.as_ptr().cast(),
-            provers.len(),
-            r_s.as_ptr().cast(),
-            s_s.as_ptr().cast(),
-            &srs.0,
-            gpu_mtx,
+    scalar_type::<S>();
+    // SAFETY: the Assignment layouts are the same and S is a 32-byte scalar (checked above), so
+    // the slices reinterpret element for element; the host vouches for the pointers inside, as
+    // supraseal-c2's callers do.
+    let work = or_panic(unsafe {
+        handles::start(handles::Batch {
+            provers: std::slice::from_raw_parts(provers.as_ptr().cast(), provers.len()),
+            r_s: std::slice::from_raw_parts(r_s.as_ptr().cast(), r_s.len()),
+            s_s: std::slice::from_raw_parts(s_s.as_ptr().cast(), s_s.len()),
+            srs: &srs.0,
+            gpu_lock: gpu_mtx,
             gpu_index,
-            &mut pending,
-        )
+        })
     });
-    if err.code != 0 {
-        panic!("{}", String::from(err));
-    }
-    pending
+    handles::register_pending(work)
 }
 
 /// Finishes a pending batch into `proofs` and consumes the handle; panics with the library's
@@ -286,25 +290,18 @@ pub fn start<S>(
 #[allow(clippy::not_unsafe_ptr_arg_deref)]
 pub fn finish<PR>(handle: *mut c_void, proofs: &mut [PR]) {
     check_proof_type::<PR>();
-    // The batch size, so a short `proofs` slice panics instead of being written past.
-    let mut timings = crate::ProofTimings::default();
-    // SAFETY: the library checks the handle; `timings` is writable.
-    let err = Error::from(unsafe { ffi::groth16_pending_timings(handle, &mut timings) });
-    if err.code != 0 {
-        panic!("{}", String::from(err));
-    }
+    // The batch size, so a short `proofs` slice panics instead of being written past (and the
+    // handle stays live, as it did before the check).
+    let n = or_panic(handles::pending_timings(handle)).num_circuits;
     assert!(
-        proofs.len() >= timings.num_circuits,
-        "{} proof slots for a batch of {} circuits",
-        proofs.len(),
-        timings.num_circuits
+        proofs.len() >= n,
+        "{} proof slots for a batch of {n} circuits",
+        proofs.len()
     );
-    // SAFETY: the handle is live and `proofs` has room for the whole batch.
-    let err =
-        Error::from(unsafe { ffi::finalize_groth16_proof_c(handle, proofs.as_mut_ptr().cast()) });
-    if err.code != 0 {
-        panic!("{}", String::from(err));
-    }
+    let work = or_panic(handles::take_pending(handle));
+    // SAFETY: PR is a 384-byte groth16_proof (checked above), laid out as Proof.
+    let out = unsafe { std::slice::from_raw_parts_mut(proofs.as_mut_ptr().cast::<Proof>(), n) };
+    or_panic(handles::finish(work, out));
 }
 
 /// Proves a batch in one call: `start`, then `finish`.
@@ -326,7 +323,7 @@ pub fn prove<S, PR>(
 
 /// A GPU lock for the calls that take `gpu_mtx`; free it with [`free_gpu_mutex`].
 pub fn alloc_gpu_mutex() -> *mut c_void {
-    ffi::create_gpu_mutex()
+    handles::new_gpu_lock()
 }
 
 /// Frees a lock from [`alloc_gpu_mutex`].
@@ -334,7 +331,7 @@ pub fn alloc_gpu_mutex() -> *mut c_void {
 /// # Safety
 /// `ptr` must come from `alloc_gpu_mutex`, not be freed already, and not be in use.
 pub unsafe fn free_gpu_mutex(ptr: *mut c_void) {
-    ffi::destroy_gpu_mutex(ptr);
+    handles::free_gpu_lock(ptr);
 }
 
 /// Abandons a pending batch without finishing it.
@@ -342,5 +339,7 @@ pub unsafe fn free_gpu_mutex(ptr: *mut c_void) {
 /// # Safety
 /// `handle` must come from `start` (a finished or dropped one is ignored).
 pub unsafe fn drop_pending_proof(handle: *mut c_void) {
-    ffi::destroy_pending_proof(handle);
+    if !handle.is_null() {
+        drop(handles::take_pending(handle));
+    }
 }

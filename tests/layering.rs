@@ -48,10 +48,12 @@ const LAYERS: &[(&str, usize, &str)] = &[
     ("srs_load",              4, "Srs::new, load, load_profiled: the parser, the backend's decoder"),
     // 5: the Rust API and what is built on it.
     ("crate",                 5, "the crate root: the Rust API's front"),
-    // 6: the C ABI over the Rust API, and what is built on either.
-    ("ffi",                   6, "the C ABI"),
+    ("handles",               5, "SRS references, pending tickets, GPU locks and batches as supraseal-c2 hands them out"),
+    // 6: supraseal-c2's Rust API, over the Rust API and the handles (not the C ABI).
     ("supraseal",             6, "supraseal-c2's Rust API for the compat crates"),
-    ("testing",               6, "internals for the crate's own tests and examples"),
+    // 7: the C ABI over the same, and what tests through it.
+    ("ffi",                   7, "the C ABI"),
+    ("testing",               7, "internals for the crate's own tests and examples"),
 ];
 
 /// Nodes whose cycles among themselves are allowed (the backend's parts).

@@ -26,22 +26,7 @@ impl From<Error> for CError {
     fn from(e: Error) -> CError {
         CError {
             code: e.code(),
-            message: malloc_string(&e.to_string()),
+            message: crate::handles::malloc_string(&e.to_string()),
         }
-    }
-}
-
-/// Copies `s` into a NUL-terminated `malloc` allocation (NULL if allocation fails).
-fn malloc_string(s: &str) -> *mut c_char {
-    let bytes: Vec<u8> = s.bytes().map(|b| if b == 0 { b' ' } else { b }).collect();
-    // SAFETY: we write exactly bytes.len() + 1 bytes into a fresh allocation of that size.
-    unsafe {
-        let p = libc::malloc(bytes.len() + 1) as *mut u8;
-        if p.is_null() {
-            return std::ptr::null_mut();
-        }
-        std::ptr::copy_nonoverlapping(bytes.as_ptr(), p, bytes.len());
-        *p.add(bytes.len()) = 0;
-        p as *mut c_char
     }
 }

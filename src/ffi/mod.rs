@@ -7,7 +7,6 @@
 mod error;
 mod lock;
 pub(crate) mod panic;
-mod pending;
 mod pinned;
 mod prove;
 mod settings;
@@ -15,9 +14,9 @@ mod srs;
 mod util;
 
 pub use crate::error::codes::*;
+pub use crate::handles::live_pending_handles;
 pub use error::CError;
 pub use lock::{create_gpu_mutex, destroy_gpu_mutex};
-pub use pending::live_pending_handles;
 pub use pinned::{groth16_c2_alloc_pinned, groth16_c2_free_pinned, groth16_c2_is_pinned};
 pub use prove::{
     destroy_pending_proof, finalize_groth16_proof_c, finalize_groth16_proof_timed_c,

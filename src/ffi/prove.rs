@@ -4,54 +4,14 @@ use std::ffi::{c_int, c_void};
 
 use blstrs::Scalar;
 
-use super::lock::lock_arg;
 use super::panic::guard;
-use super::pending;
 use super::{arg, arg_mut, arg_slice, CError, SrsHandle};
-use crate::assignment::{Assignment, Witness};
+use crate::assignment::Assignment;
 use crate::error::{Error, Result};
+use crate::handles::{self, Batch};
 use crate::proof::Proof;
-use crate::prover::{self, PendingProofs, ProveOptions};
-use crate::srs::SrsData;
+use crate::prover::PendingProofs;
 use crate::telemetry::ProofTimings;
-
-/// Checks the raw arguments shared by every prove entry point and views the witnesses.
-///
-/// # Safety
-/// Pointers must be NULL or valid for `num_circuits` elements.
-unsafe fn request<'a>(
-    srs: &SrsData,
-    provers: *const Assignment,
-    num_circuits: usize,
-    r_s: *const Scalar,
-    s_s: *const Scalar,
-) -> Result<(Vec<Witness<'a>>, &'a [Scalar], &'a [Scalar])> {
-    if num_circuits == 0 {
-        return Err(Error::invalid(
-            "num_circuits is 0; there is nothing to prove",
-        ));
-    }
-    // Refused before any Assignment is read: a count no real batch reaches can only be a host
-    // bug, and reading that many would run past the host's array.
-    if num_circuits > crate::prover::MAX_CIRCUITS {
-        return Err(Error::invalid(format!(
-            "num_circuits is {num_circuits}; one call proves at most {} circuits",
-            crate::prover::MAX_CIRCUITS
-        )));
-    }
-    let provers = arg_slice(provers, num_circuits, "provers")?;
-    let r_s = arg_slice(r_s, num_circuits, "r_s")?;
-    let s_s = arg_slice(s_s, num_circuits, "s_s")?;
-    let witnesses = provers
-        .iter()
-        .enumerate()
-        .map(|(i, a)| {
-            a.check_sizes(&srs.query_counts(), i)?;
-            a.view(i)
-        })
-        .collect::<Result<Vec<_>>>()?;
-    Ok((witnesses, r_s, s_s))
-}
 
 /// The raw arguments that describe a batch, as every prove entry point receives them.
 struct RawBatch {
@@ -62,25 +22,34 @@ struct RawBatch {
     srs: *const SrsHandle,
 }
 
+/// Checks the raw arguments shared by every prove entry point and starts the batch.
+///
+/// # Safety
+/// Pointers must be NULL or valid for `num_circuits` elements; `gpu_lock` NULL or a live lock.
 unsafe fn start(batch: RawBatch, gpu_lock: *mut c_void, gpu_index: c_int) -> Result<PendingProofs> {
-    let srs = arg(batch.srs, "srs")?.get()?;
-    let (witnesses, r_s, s_s) = request(
-        &srs,
-        batch.provers,
-        batch.num_circuits,
-        batch.r_s,
-        batch.s_s,
-    )?;
-    let options = ProveOptions {
-        lock: lock_arg(gpu_lock),
+    let srs = arg(batch.srs, "srs")?;
+    let n = batch.num_circuits;
+    if n == 0 {
+        return Err(Error::invalid(
+            "num_circuits is 0; there is nothing to prove",
+        ));
+    }
+    // Refused before any Assignment is read: a count no real batch reaches can only be a host
+    // bug, and reading that many would run past the host's array.
+    if n > crate::prover::MAX_CIRCUITS {
+        return Err(Error::invalid(format!(
+            "num_circuits is {n}; one call proves at most {} circuits",
+            crate::prover::MAX_CIRCUITS
+        )));
+    }
+    handles::start(Batch {
+        provers: arg_slice(batch.provers, n, "provers")?,
+        r_s: arg_slice(batch.r_s, n, "r_s")?,
+        s_s: arg_slice(batch.s_s, n, "s_s")?,
+        srs,
+        gpu_lock,
         gpu_index,
-        ..Default::default()
-    };
-    prover::start(&srs, &witnesses, r_s, s_s, options)
-}
-
-fn write_proofs(out: &mut [Proof], proofs: Vec<Proof>) {
-    out.copy_from_slice(&proofs);
+    })
 }
 
 unsafe fn prove_into(
@@ -95,8 +64,7 @@ unsafe fn prove_into(
     let num_circuits = batch.num_circuits;
     let pending = start(batch, gpu_lock, gpu_index)?;
     let out = std::slice::from_raw_parts_mut(proofs, num_circuits);
-    write_proofs(out, pending.finalize()?);
-    Ok(())
+    handles::finish(pending, out).map(drop)
 }
 
 /// Proves `num_circuits` circuits with randomness `r_s[i]`, `s_s[i]` into `proofs[i]`.
@@ -190,7 +158,7 @@ pub unsafe extern "C" fn generate_groth16_proofs_start_c(
             s_s,
             srs,
         };
-        *out = pending::register(start(batch, gpu_lock, gpu_index)?);
+        *out = handles::register_pending(start(batch, gpu_lock, gpu_index)?);
         Ok(())
     })
 }
@@ -226,10 +194,9 @@ pub unsafe extern "C" fn finalize_groth16_proof_timed_c(
         if proofs.is_null() {
             return Err(Error::NullArgument("proofs"));
         }
-        let work = pending::take(pending)?;
+        let work = handles::take_pending(pending)?;
         let n = work.len();
-        let (result, t) = work.finalize_timed()?;
-        write_proofs(std::slice::from_raw_parts_mut(proofs, n), result);
+        let t = handles::finish(work, std::slice::from_raw_parts_mut(proofs, n))?;
         if let Some(out) = timings.as_mut() {
             *out = t;
         }
@@ -243,7 +210,7 @@ pub unsafe extern "C" fn finalize_groth16_proof_timed_c(
 pub extern "C" fn destroy_pending_proof(pending: *mut c_void) {
     super::panic::guard_or((), || {
         if !pending.is_null() {
-            drop(pending::take(pending));
+            drop(handles::take_pending(pending));
         }
     })
 }
@@ -261,7 +228,7 @@ pub unsafe extern "C" fn groth16_pending_timings(
 ) -> CError {
     guard(|| {
         let out = arg_mut(out, "out")?;
-        *out = pending::timings(pending)?;
+        *out = handles::pending_timings(pending)?;
         Ok(())
     })
 }
