@@ -25,6 +25,10 @@
 #            supraseal-c2's params file at 2^27 would not fit the disk): `bench --partition
 #            --shape window-post`, then supraseal_c2bench on the same proportions (--inputs 25840
 #            --a-permille 758 --b-permille 724 --bool-permille 10; one proof, ~2.5 min)
+#   diag     where a streamed proof's time goes (DIAG_LOG_N, default 27; DIAG_FREE, default
+#            16G): gpu_bench's kernels on resident data (plain and chunk-accumulated MSM, H,
+#            batch additions), then `bench --partition` under the limit with
+#            GROTH16_C2_LOG_TIMINGS=2, at the plan's chunk length and at 2^24 (~5 min at 2^27)
 #   seal     filecoin-proofs' four proofs on the CUDA build, when the pack has them
 #            (GPU_PACK_EXTRA="target/filecoin-seal-check/release/filecoin-seal-check=filecoin-seal-check";
 #            first run: the 2 KiB params, ~5 min)
@@ -34,9 +38,9 @@
 # Times on an H200: `ab` about 5 minutes for 8 builds, `tests` 9 (split in two runs with TESTS
 # where a run must stay short), `sanitize` 8-10, `soak` 3.
 set -uo pipefail
-pack=${1:?usage: gpu-steps.sh PACK LOG_DIR params|ab|tests|sanitize|soak|ncu|stream|post|seal}
-out=${2:?usage: gpu-steps.sh PACK LOG_DIR params|ab|tests|sanitize|soak|ncu|stream|post|seal}
-step=${3:?usage: gpu-steps.sh PACK LOG_DIR params|ab|tests|sanitize|soak|ncu|stream|post|seal}
+pack=${1:?usage: gpu-steps.sh PACK LOG_DIR params|ab|tests|sanitize|soak|ncu|stream|post|diag|seal}
+out=${2:?usage: gpu-steps.sh PACK LOG_DIR params|ab|tests|sanitize|soak|ncu|stream|post|diag|seal}
+step=${3:?usage: gpu-steps.sh PACK LOG_DIR params|ab|tests|sanitize|soak|ncu|stream|post|diag|seal}
 here=$(dirname "$0")
 bin=$(bash "$here/gpu-unpack.sh" "$pack") || exit 1
 mkdir -p "$out" params-cache
@@ -158,6 +162,27 @@ post)
         "$pack/supraseal_c2bench" prove --srs "$params" --circuits 1 --iters 1 --warmup 0 \
             --bool-permille 10 2>&1 | tee "$out/supra-post-$k.log" | tail -n 6
     fi
+    ;;
+diag)
+    # Where a streamed proof's time goes, at DIAG_LOG_N (default 27) under DIAG_FREE (default
+    # 16G): the kernels alone on resident data (the plain MSM, the MSM accumulated over chunks of
+    # 2^23 and 2^24 as the streamed H MSM runs it, the H step, batch additions of chunk sizes),
+    # then the streamed partition with each section's op breakdown, at the plan's chunk length
+    # and at 2^24.
+    k=${DIAG_LOG_N:-27}
+    free=${DIAG_FREE:-16G}
+    echo "=== kernels on resident data, 2^$k"
+    "$bin/examples/gpu_bench" --msm "$k" --msm-chunks 23,24 --ntt "" --h "$k" \
+        --batch 21,22,24,$k --runs 3 --no-cpu 2>&1 | tee "$out/diag-kernels.log" | grep -v '^RESULT'
+    for chunk in plan 16777216; do
+        echo "=== 2^$k under $free, chunks: $chunk"
+        set_chunk=()
+        [ "$chunk" != plan ] && set_chunk=(GROTH16_C2_STREAM_CHUNK="$chunk")
+        env "${set_chunk[@]}" GROTH16_C2_LOG_TIMINGS=2 \
+            "$bin/examples/bench" --partition --log-n "$k" --runs 3 \
+            --vram-limit "$free" 2>&1 | tee "$out/diag-$k-$free-$chunk.log" |
+            grep -E 'streamed section|GiB:|_ms |^ +[0-9]+ +cuda'
+    done
     ;;
 seal)
     if [ -x "$bin/examples/filecoin-seal-check" ]; then
