@@ -23,7 +23,7 @@ use crate::telemetry::ProofTimings;
 // ---------------------------------------------------------------------------------------------
 // SRS references
 
-/// `{ void* ptr; }`: one reference to a loaded SRS (an `Arc`), NULL when empty.
+/// `{ void* ptr; }`: one reference to a loaded SRS, NULL when empty.
 #[repr(C)]
 #[derive(Debug)]
 pub struct SrsHandle {
