@@ -17,7 +17,7 @@ use rayon::prelude::*;
 
 use crate::assignment::{Density, Witness};
 use crate::curve::scalar_limbs;
-use crate::large_buf::{clone_into, LargeBuf, Zeroable};
+use crate::large_buf::{clone_into, LargeBuf};
 
 /// Variables per parallel task; a multiple of 64 so blocks start on a density word.
 const BLOCK: usize = 1 << 15;
@@ -205,25 +205,34 @@ fn split_queries<const K: usize>(
         assert_eq!(d.bit_len, scalars.len(), "density length != variables");
     }
     let blocks = scalars.len().div_ceil(BLOCK);
-    // Points each block selects per query, so every block knows where its points start.
-    let used: Vec<[usize; K]> = (0..blocks)
-        .into_par_iter()
-        .map(|blk| {
-            let lo = blk * BLOCK;
-            let hi = (lo + BLOCK).min(scalars.len());
-            std::array::from_fn(|k| match densities[k] {
-                None => hi - lo,
-                Some(d) => crate::assignment::count_ones(&d.words[lo / 64..], hi - lo),
-            })
-        })
+    // Points and tail entries each block has per query, so that every block knows where its
+    // points and its tail entries start, and writes them in place (no per-block lists to
+    // concatenate: PoSt's tails are 99% of every query).
+    let used: Vec<([usize; K], [usize; K])> = scalars
+        .par_chunks(BLOCK)
+        .enumerate()
+        .map(|(blk, chunk)| count_block(chunk, blk * BLOCK, &densities))
         .collect();
     let mut starts: [Vec<usize>; K] = std::array::from_fn(|_| Vec::with_capacity(blocks));
     let mut ends: [usize; K] = std::array::from_fn(|k| prefixes[k].ones.len);
-    for u in &used {
+    let mut tail_starts: [Vec<usize>; K] = std::array::from_fn(|_| Vec::with_capacity(blocks));
+    let mut tail_ends: [usize; K] = std::array::from_fn(|k| prefixes[k].tail_points.len());
+    for (points, tails) in &used {
         for k in 0..K {
             starts[k].push(ends[k]);
-            ends[k] += u[k];
+            ends[k] += points[k];
+            tail_starts[k].push(tail_ends[k]);
+            tail_ends[k] += tails[k];
         }
+    }
+    let mut tail_points: [LargeBuf<u32>; K] =
+        std::array::from_fn(|k| LargeBuf::zeroed(tail_ends[k]));
+    let mut tail_scalars: [LargeBuf<blst_scalar>; K] =
+        std::array::from_fn(|k| LargeBuf::zeroed(tail_ends[k]));
+    for k in 0..K {
+        let n = prefixes[k].tail_points.len();
+        clone_into(&mut tail_points[k][..n], &prefixes[k].tail_points);
+        clone_into(&mut tail_scalars[k][..n], &prefixes[k].tail_scalars);
     }
 
     let mut words: [LargeBuf<u64>; K] =
@@ -235,15 +244,29 @@ fn split_queries<const K: usize>(
         .zip(&starts)
         .map(|(w, s)| block_sinks(w, s).into_iter())
         .collect();
-    let tasks: Vec<[Sink; K]> = (0..blocks)
-        .map(|_| std::array::from_fn(|k| sinks[k].next().expect("a sink per block")))
+    let mut tails: Vec<std::vec::IntoIter<TailSink>> = tail_points
+        .iter_mut()
+        .zip(tail_scalars.iter_mut())
+        .zip(&tail_starts)
+        .zip(&tail_ends)
+        .map(|(((p, s), starts), &end)| tail_sinks(p, s, starts, end).into_iter())
         .collect();
-    drop(sinks);
-    let mut parts: Vec<BlockOut<K>> = scalars
+    let tasks: Vec<([Sink; K], [TailSink; K])> = (0..blocks)
+        .map(|_| {
+            (
+                std::array::from_fn(|k| sinks[k].next().expect("a sink per block")),
+                std::array::from_fn(|k| tails[k].next().expect("a tail sink per block")),
+            )
+        })
+        .collect();
+    drop((sinks, tails));
+    let parts: Vec<BlockOut<K>> = scalars
         .par_chunks(BLOCK)
         .zip(tasks)
         .enumerate()
-        .map(|(blk, (chunk, mut sinks))| classify_block(chunk, blk * BLOCK, &densities, &mut sinks))
+        .map(|(blk, (chunk, (mut sinks, mut tails)))| {
+            classify_block(chunk, blk * BLOCK, &densities, &mut sinks, &mut tails)
+        })
         .collect();
 
     let mut k = 0;
@@ -264,25 +287,14 @@ fn split_queries<const K: usize>(
             count: prefix.ones.count + parts.iter().map(|p| p.ones[k]).sum::<usize>(),
         };
         let zeros = prefix.zeros + parts.iter().map(|p| p.zeros[k]).sum::<usize>();
-        let points: Vec<Vec<u32>> = parts
-            .iter_mut()
-            .map(|p| std::mem::take(&mut p.tail_points[k]))
-            .collect();
-        let scalars: Vec<Vec<blst_scalar>> = parts
-            .iter_mut()
-            .map(|p| std::mem::take(&mut p.tail_scalars[k]))
-            .collect();
-        let (tail_points, tail_scalars) = rayon::join(
-            || concat(&prefix.tail_points, &points),
-            || concat(&prefix.tail_scalars, &scalars),
-        );
-        k += 1;
-        QuerySplit {
+        let split = QuerySplit {
             ones,
-            tail_points,
-            tail_scalars,
+            tail_points: std::mem::take(&mut tail_points[k]),
+            tail_scalars: std::mem::take(&mut tail_scalars[k]),
             zeros,
-        }
+        };
+        k += 1;
+        split
     })
 }
 
@@ -349,13 +361,89 @@ fn block_sinks<'a>(words: &'a mut [u64], starts: &[usize]) -> Vec<Sink<'a>> {
     out
 }
 
-/// What one block found for each of `K` queries (its bitmap bits are in its sinks).
+/// Where one block writes its tail entries of a query: its own stretch of the query's tail.
+struct TailSink<'a> {
+    points: &'a mut [u32],
+    scalars: &'a mut [blst_scalar],
+    /// Entries written.
+    n: usize,
+}
+
+/// Cuts a query's tail buffers into one [`TailSink`] per block, block `i` starting at entry
+/// `starts[i]` and the last ending at `end`.
+fn tail_sinks<'a>(
+    points: &'a mut [u32],
+    scalars: &'a mut [blst_scalar],
+    starts: &[usize],
+    end: usize,
+) -> Vec<TailSink<'a>> {
+    let Some(&first) = starts.first() else {
+        return Vec::new();
+    };
+    let (mut points, mut scalars) = (&mut points[first..end], &mut scalars[first..end]);
+    let mut out = Vec::with_capacity(starts.len());
+    for (i, &start) in starts.iter().enumerate() {
+        let len = starts.get(i + 1).unwrap_or(&end) - start;
+        let (p, rest_p) = std::mem::take(&mut points).split_at_mut(len);
+        let (s, rest_s) = std::mem::take(&mut scalars).split_at_mut(len);
+        (points, scalars) = (rest_p, rest_s);
+        out.push(TailSink {
+            points: p,
+            scalars: s,
+            n: 0,
+        });
+    }
+    out
+}
+
+/// What one block found for each of `K` queries (its bitmap bits and tail entries are in its
+/// sinks).
 struct BlockOut<const K: usize> {
     carry: [u64; K],
     ones: [usize; K],
     zeros: [usize; K],
-    tail_points: [Vec<u32>; K],
-    tail_scalars: [Vec<blst_scalar>; K],
+}
+
+/// The variables of one word (up to 64) by value: bit j of `.0` says variable j is 1, of `.1`
+/// that it is neither 0 nor 1.
+fn word_classes(vars: &[Scalar]) -> (u64, u64) {
+    let one = *scalar_limbs(&Scalar::ONE);
+    let (mut ones, mut others) = (0u64, 0u64);
+    for (j, s) in vars.iter().enumerate() {
+        let limbs = scalar_limbs(s);
+        let is_one = *limbs == one;
+        ones |= (is_one as u64) << j;
+        others |= ((!is_one && *limbs != [0; 4]) as u64) << j;
+    }
+    (ones, others)
+}
+
+/// The variables of each query one word selects (all its valid ones without a density).
+fn word_selection<const K: usize>(
+    densities: &[Option<&Density>; K],
+    word: usize,
+    len: usize,
+) -> [u64; K] {
+    let valid = u64::MAX >> (64 - len);
+    std::array::from_fn(|k| densities[k].map_or(valid, |d| d.words[word] & valid))
+}
+
+/// One block's points and tail entries per query: the counting pass before [`classify_block`].
+fn count_block<const K: usize>(
+    chunk: &[Scalar],
+    first_var: usize,
+    densities: &[Option<&Density>; K],
+) -> ([usize; K], [usize; K]) {
+    let (mut points, mut tails) = ([0; K], [0; K]);
+    for (wi, vars) in chunk.chunks(64).enumerate() {
+        let (_, others) = word_classes(vars);
+        let selected = word_selection(densities, first_var / 64 + wi, vars.len());
+        for k in 0..K {
+            points[k] += selected[k].count_ones() as usize;
+            tails[k] += (others & selected[k]).count_ones() as usize;
+        }
+    }
+    (points, tails)
 }
 
 fn classify_block<const K: usize>(
@@ -363,29 +451,17 @@ fn classify_block<const K: usize>(
     first_var: usize,
     densities: &[Option<&Density>; K],
     sinks: &mut [Sink; K],
+    tails: &mut [TailSink; K],
 ) -> BlockOut<K> {
-    let one = *scalar_limbs(&Scalar::ONE);
     let mut out = BlockOut {
         carry: [0; K],
         ones: [0; K],
         zeros: [0; K],
-        tail_points: std::array::from_fn(|_| Vec::new()),
-        tail_scalars: std::array::from_fn(|_| Vec::new()),
     };
     let mut canonical: [blst_scalar; 64] = std::array::from_fn(|_| blst_scalar::default());
     for (wi, vars) in chunk.chunks(64).enumerate() {
-        let word = first_var / 64 + wi;
-        let valid = u64::MAX >> (64 - vars.len());
-        // Bit j: variable j of this word is 1 / neither 0 nor 1.
-        let (mut ones, mut others) = (0u64, 0u64);
-        for (j, s) in vars.iter().enumerate() {
-            let limbs = scalar_limbs(s);
-            let is_one = *limbs == one;
-            ones |= (is_one as u64) << j;
-            others |= ((!is_one && *limbs != [0; 4]) as u64) << j;
-        }
-        let selected: [u64; K] =
-            std::array::from_fn(|k| densities[k].map_or(valid, |d| d.words[word] & valid));
+        let (ones, others) = word_classes(vars);
+        let selected = word_selection(densities, first_var / 64 + wi, vars.len());
         let mut need = others & selected.iter().fold(0, |acc, s| acc | s);
         while need != 0 {
             let j = need.trailing_zeros() as usize;
@@ -400,17 +476,26 @@ fn classify_block<const K: usize>(
             out.ones[k] += packed.count_ones() as usize;
             out.zeros[k] += (sel & !ones & !others).count_ones() as usize;
             let mut tail = others & sel;
+            let t = &mut tails[k];
             while tail != 0 {
                 let j = tail.trailing_zeros();
                 let point = first_point + (sel & ((1u64 << j) - 1)).count_ones() as usize;
-                out.tail_points[k].push(point as u32);
-                out.tail_scalars[k].push(canonical[j as usize].clone());
+                t.points[t.n] = point as u32;
+                t.scalars[t.n] = canonical[j as usize].clone();
+                t.n += 1;
                 tail &= tail - 1;
             }
         }
     }
     for (c, s) in out.carry.iter_mut().zip(sinks.iter()) {
         *c = s.carry;
+    }
+    for t in tails.iter() {
+        assert_eq!(
+            t.n,
+            t.points.len(),
+            "the counting pass and the split disagree"
+        );
     }
     out
 }
@@ -427,24 +512,6 @@ fn compress(x: u64, mask: u64) -> u64 {
         out |= 1u64 << (mask & ((1u64 << b) - 1)).count_ones();
         rest &= rest - 1;
     }
-    out
-}
-
-/// `prefix` followed by every part, the parts copied in parallel.
-fn concat<T: Zeroable + Clone>(prefix: &[T], parts: &[Vec<T>]) -> LargeBuf<T> {
-    let total = prefix.len() + parts.iter().map(Vec::len).sum::<usize>();
-    let mut out = LargeBuf::zeroed(total);
-    let (head, mut rest) = out.split_at_mut(prefix.len());
-    clone_into(head, prefix);
-    let mut dsts = Vec::with_capacity(parts.len());
-    for p in parts {
-        let (d, r) = std::mem::take(&mut rest).split_at_mut(p.len());
-        dsts.push(d);
-        rest = r;
-    }
-    dsts.into_par_iter()
-        .zip(parts)
-        .for_each(|(d, s)| clone_into(d, s));
     out
 }
 
@@ -755,22 +822,29 @@ mod timing {
     fn split_circuit_timing() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
         let inputs: Vec<Scalar> = (0..328).map(|_| Scalar::random(&mut rng)).collect();
-        for log in [20u32, 21, 22] {
+        // PoRep's shape (8% of aux values neither 0 nor 1), then PoSt's (99%).
+        for (shape, other, a_density, b_density, log) in [
+            ("porep", 0.08, 0.997, 0.254, 20u32),
+            ("porep", 0.08, 0.997, 0.254, 21),
+            ("porep", 0.08, 0.997, 0.254, 22),
+            ("post", 0.99, 0.758, 0.724, 20),
+            ("post", 0.99, 0.758, 0.724, 22),
+        ] {
             let n = 1usize << log;
             let aux: Vec<Scalar> = (0..n)
                 .map(|_| {
                     let x: f64 = rng.gen();
-                    if x < 0.08 {
+                    if x < other {
                         Scalar::random(&mut rng)
-                    } else if x < 0.5 {
+                    } else if x < (1.0 + other) / 2.0 {
                         Scalar::ZERO
                     } else {
                         Scalar::ONE
                     }
                 })
                 .collect();
-            let a_words = bits(&mut rng, n, 0.997);
-            let b_words = bits(&mut rng, n, 0.254);
+            let a_words = bits(&mut rng, n, a_density);
+            let b_words = bits(&mut rng, n, b_density);
             let bi_words = bits(&mut rng, inputs.len(), 0.5);
             let w = Witness {
                 a: &[],
@@ -791,7 +865,7 @@ mod timing {
             let (t1, m1) = time(|| split_circuit_three_passes(&w));
             let (t3, m3) = time(|| split_circuit(&w));
             println!(
-                "split 2^{log}: three passes min {t1:.2} median {m1:.2} ms; one pass min {t3:.2} median {m3:.2} ms ({} threads)",
+                "split {shape} 2^{log}: three passes min {t1:.2} median {m1:.2} ms; one pass min {t3:.2} median {m3:.2} ms ({} threads)",
                 rayon::current_num_threads()
             );
         }
