@@ -84,3 +84,41 @@ pub fn ntt_coset_table(lg_n: u32) -> usize {
     // SAFETY: a pure size computation.
     unsafe { raw::g16_ntt_coset_table_size(lg_n) }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A batch addition keeps one partial sum per thread, twice: at least 32,768 threads (one
+    /// bitmap word each and up) so that a streamed chunk fills the GPU, at most 8 words each.
+    #[test]
+    fn batch_additions_run_enough_threads() {
+        let align = |b: usize| b.next_multiple_of(256);
+        for (curve, xyzz) in [(Curve::G1, 4 * 48), (Curve::G2, 4 * 96)] {
+            for lg in [0u32, 6, 10, 16, 20, 21, 22, 23, 24, 25, 26, 27] {
+                let n = 1usize << lg;
+                let words = n.div_ceil(64);
+                let per_thread = (words / 32768).clamp(1, 8);
+                let threads = words.div_ceil(per_thread);
+                assert_eq!(
+                    batch_add_workspace(curve, n),
+                    2 * align(threads * xyzz),
+                    "{curve:?} 2^{lg}"
+                );
+                assert!(
+                    threads >= words.min(32768),
+                    "{curve:?} 2^{lg}: {threads} threads"
+                );
+            }
+        }
+        // From 2^24 points up, 8 words (512 points) per thread, as measured fastest.
+        assert_eq!(
+            batch_add_workspace(Curve::G1, 1 << 24),
+            2 * align(32768 * 192)
+        );
+        assert_eq!(
+            batch_add_workspace(Curve::G1, 1 << 26),
+            2 * align(131072 * 192)
+        );
+    }
+}
