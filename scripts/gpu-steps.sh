@@ -172,7 +172,7 @@ diag)
     k=${DIAG_LOG_N:-27}
     free=${DIAG_FREE:-16G}
     echo "=== kernels on resident data, 2^$k"
-    "$bin/examples/gpu_bench" --msm "$k" --msm-chunks 23,24 --ntt "" --h "$k" \
+    "$bin/examples/gpu_bench" --msm "$k" --msm-window 0,16 --msm-chunks 23,24 --ntt "" --h "$k" \
         --batch 21,22,24,$k --runs 3 --no-cpu 2>&1 | tee "$out/diag-kernels.log" | grep -v '^RESULT'
     for chunk in plan 16777216; do
         echo "=== 2^$k under $free, chunks: $chunk"

@@ -367,11 +367,27 @@ fn msm_section(
                 Err(e) => println!("2^{lg:<6} {label:<10} skipped: {e}"),
             }
         }
-        // Accumulated over chunks of 2^c points with the whole MSM's window, reduced once (a
-        // streamed H MSM without its uploads): rows `msm_g1_acc<c>`.
-        for &c in chunks.iter().filter(|&&c| c < lg) {
-            let label = format!("acc/2^{c}");
-            match msm::time_msm_g1_accumulated(0, &points[..n], &montgomery[..n], 1 << c, 0, runs) {
+        // Accumulated over chunks of 2^c points with the whole MSM's window (or each forced
+        // one), reduced once (a streamed H MSM without its uploads): rows `msm_g1_acc<c>`,
+        // `msm_g1_acc<c>_w<bits>`.
+        let accumulated = chunks
+            .iter()
+            .filter(|&&c| c < lg)
+            .flat_map(|&c| windows.iter().map(move |&w| (c, w)));
+        for (c, window) in accumulated {
+            let label = match window {
+                0 => format!("acc/2^{c}"),
+                w => format!("acc/2^{c}/w{w}"),
+            };
+            let timed = msm::time_msm_g1_accumulated(
+                0,
+                &points[..n],
+                &montgomery[..n],
+                1 << c,
+                window,
+                runs,
+            );
+            match timed {
                 Ok((times, gpu_result)) => {
                     let gpu = median(times);
                     let same = match reference {
@@ -383,7 +399,11 @@ fn msm_section(
                         "2^{lg:<6} {label:<10} {gpu:>12.1} {:>12} {:>10} {same:>8}",
                         "-", "-"
                     );
-                    result(&format!("msm_g1_acc{c}"), &format!("2^{lg}"), gpu, "ms");
+                    let row = match window {
+                        0 => format!("msm_g1_acc{c}"),
+                        w => format!("msm_g1_acc{c}_w{w}"),
+                    };
+                    result(&row, &format!("2^{lg}"), gpu, "ms");
                     assert_ne!(same, "NO", "GPU MSMs differ ({label}) at 2^{lg}");
                 }
                 Err(e) => println!("2^{lg:<6} {label:<10} skipped: {e}"),

@@ -21,7 +21,7 @@
 //! `--msm-copies 22:12,24:11` also times the MSM over precomputed copies of the points
 //! (WINDOW:COPIES, rows `msm_g1_w22_m12`; the copies' making is timed apart and not in the row).
 //! `--msm-chunks 23,24` times the MSM accumulated over chunks of 2^23 and 2^24 points, as a
-//! streamed H MSM runs it without its uploads (rows `msm_g1_acc23`).
+//! streamed H MSM runs it without its uploads (rows `msm_g1_acc23`; with each `--msm-window`).
 //!
 //! `gpu_bench [--field] [--ntt 20,24,26,27] [--ntt-variants V,..] [--h 24,27] [--msm 20,22,24,26,27] [--batch 24,27] [--msm-strategy auto] [--msm-window 0] [--msm-copies W:M,..] [--msm-chunks C,..] [--runs 5] [--no-cpu]`
 //! (pass an empty list, e.g. `--ntt ""`, to skip a section)
