@@ -28,7 +28,8 @@
 #   diag     where a streamed proof's time goes (DIAG_LOG_N, default 27; DIAG_FREE, default
 #            16G): gpu_bench's kernels on resident data (plain and chunk-accumulated MSM, H,
 #            batch additions), then `bench --partition` under the limit with
-#            GROTH16_C2_LOG_TIMINGS=2, at the plan's chunk length and at 2^24 (~5 min at 2^27)
+#            GROTH16_C2_LOG_TIMINGS=2: as planned, with chunks of 2^24, with 16-bit MSM windows
+#            (~6 min at 2^27)
 #   seal     filecoin-proofs' four proofs on the CUDA build, when the pack has them
 #            (GPU_PACK_EXTRA="target/filecoin-seal-check/release/filecoin-seal-check=filecoin-seal-check";
 #            first run: the 2 KiB params, ~5 min)
@@ -174,13 +175,15 @@ diag)
     echo "=== kernels on resident data, 2^$k"
     "$bin/examples/gpu_bench" --msm "$k" --msm-window 0,16 --msm-chunks 23,24 --ntt "" --h "$k" \
         --batch 21,22,24,$k --runs 3 --no-cpu 2>&1 | tee "$out/diag-kernels.log" | grep -v '^RESULT'
-    for chunk in plan 16777216; do
-        echo "=== 2^$k under $free, chunks: $chunk"
-        set_chunk=()
-        [ "$chunk" != plan ] && set_chunk=(GROTH16_C2_STREAM_CHUNK="$chunk")
-        env "${set_chunk[@]}" GROTH16_C2_LOG_TIMINGS=2 \
-            "$bin/examples/bench" --partition --log-n "$k" --runs 3 \
-            --vram-limit "$free" 2>&1 | tee "$out/diag-$k-$free-$chunk.log" |
+    # The plan as chosen; chunks of 2^24 points; 16-bit windows for every MSM (the streamed
+    # H MSM's accumulation takes the whole MSM's 20 bits otherwise; the tails' are 16 already).
+    for run in plan chunk-2^24 window-16; do
+        echo "=== 2^$k under $free: $run"
+        settings=(GROTH16_C2_LOG_TIMINGS=2)
+        [ "$run" = chunk-2^24 ] && settings+=(GROTH16_C2_STREAM_CHUNK=16777216)
+        [ "$run" = window-16 ] && settings+=(GROTH16_C2_MSM_WINDOW=16)
+        env "${settings[@]}" "$bin/examples/bench" --partition --log-n "$k" --runs 3 \
+            --vram-limit "$free" 2>&1 | tee "$out/diag-$k-$free-$run.log" |
             grep -E 'streamed section|GiB:|_ms |^ +[0-9]+ +cuda'
     done
     ;;
