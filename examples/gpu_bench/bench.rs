@@ -344,11 +344,7 @@ fn msm_section(
             ) {
                 Ok((times, gpu_result, made_ms)) => {
                     let gpu = median(times);
-                    let same = match reference {
-                        Some((_, expect)) if expect == gpu_result => "yes",
-                        Some(_) => "NO",
-                        None => "-",
-                    };
+                    let same = agrees(reference, gpu_result);
                     println!(
                         "2^{lg:<6} {label:<10} {gpu:>12.1} {:>12} {:>10} {same:>8}   (copies made \
                          in {made_ms:.1} ms, {:.1} GB)",
@@ -390,11 +386,7 @@ fn msm_section(
             match timed {
                 Ok((times, gpu_result)) => {
                     let gpu = median(times);
-                    let same = match reference {
-                        Some((_, expect)) if expect == gpu_result => "yes",
-                        Some(_) => "NO",
-                        None => "-",
-                    };
+                    let same = agrees(reference, gpu_result);
                     println!(
                         "2^{lg:<6} {label:<10} {gpu:>12.1} {:>12} {:>10} {same:>8}",
                         "-", "-"
@@ -411,6 +403,15 @@ fn msm_section(
         }
     }
     kernels::set_msm_window(0).unwrap();
+}
+
+/// "yes" / "NO" as `got` equals the reference MSM result, "-" without one.
+fn agrees(reference: Option<(f64, G1Projective)>, got: G1Projective) -> &'static str {
+    match reference {
+        Some((_, expect)) if expect == got => "yes",
+        Some(_) => "NO",
+        None => "-",
+    }
 }
 
 /// Share of a PoRep partition's points whose scalar is 1 (92% of aux values are 0 or 1, half
