@@ -46,6 +46,25 @@ pub fn msm_workspace(curve: Curve, n: usize, strategy: i32) -> usize {
     unsafe { raw::g16_msm_workspace_size(curve as c_int, n, strategy) }
 }
 
+/// Workspace bytes that serve an MSM of any count of scalars up to `n` (a tail, a chunk whose
+/// last one is shorter). The kernels' workspace is not monotone in the count: a pass takes
+/// `2^28 / n` windows (so just below `2^28 / k` scalars there is one window more per pass than
+/// just above), and slices are sized from the entries (17 * 2^16 - 1 scalars need 3.7% more
+/// than 17 * 2^16). The largest workspace at those points below `n`, and one sixteenth more,
+/// covers every count (checked by the tests).
+pub fn msm_workspace_up_to(curve: Curve, n: usize, strategy: i32) -> usize {
+    let per_pass_steps = (1..=64).map(|k| (1usize << 28) / k);
+    let widths = (1..usize::BITS).map(|lg| (1usize << lg) - 1);
+    let most = per_pass_steps
+        .chain(widths)
+        .filter(|&m| m < n)
+        .chain([n])
+        .map(|m| msm_workspace(curve, m, strategy))
+        .max()
+        .unwrap_or(0);
+    (most + most / 16).next_multiple_of(256)
+}
+
 /// Workspace bytes of an MSM accumulated over chunks of at most `n_cap` scalars with the
 /// launcher's `strategy` code (which must force the window); 0 where the kernels cannot
 /// accumulate that shape (several passes, G2): the chunks then reduce one by one.
@@ -120,5 +139,47 @@ mod tests {
             batch_add_workspace(Curve::G1, 1 << 26),
             2 * align(131072 * 192)
         );
+    }
+
+    /// Counts where the workspace jumps: just below multiples of 2^16 (the slices follow the
+    /// entries, a multiple of 2^20 over up to 16 windows per pass), around the points where
+    /// the windows per pass change (2^28 / k) and around powers of two (the window width).
+    fn breakpoints(from: usize, to: usize) -> Vec<usize> {
+        let mut at = Vec::new();
+        for k in (from >> 16)..=(to >> 16) + 1 {
+            for d in [0, 1, 8, 64] {
+                at.push((k << 16).saturating_sub(d));
+            }
+        }
+        for k in 1..=64 {
+            let b = (1usize << 28) / k;
+            at.extend([b - 1, b, b + 1]);
+        }
+        for lg in 0..=27 {
+            at.extend([(1usize << lg) - 1, 1 << lg, (1 << lg) + 1]);
+        }
+        at.retain(|&n| n >= from && n <= to);
+        at.sort_unstable();
+        at.dedup();
+        at
+    }
+
+    #[test]
+    fn a_workspace_up_to_a_count_serves_every_smaller_count() {
+        for curve in [Curve::G1, Curve::G2] {
+            for code in [0, 16 << 8] {
+                // Every count up to 2^20, then the breakpoints up to 2^27.
+                let mut most = 0;
+                let counts = (1..=1usize << 20).chain(breakpoints((1 << 20) + 1, 1 << 27));
+                for n in counts {
+                    most = most.max(msm_workspace(curve, n, code));
+                    assert!(
+                        most <= msm_workspace_up_to(curve, n, code),
+                        "{curve:?} code {code:#x}: {most} bytes below {n} scalars, {} reserved",
+                        msm_workspace_up_to(curve, n, code)
+                    );
+                }
+            }
+        }
     }
 }

@@ -413,8 +413,10 @@ const CHUNK_LGS: Range<u32> = 16..25;
 
 /// Host-to-device bandwidth the plan's cost model assumes (PCIe 4 x16 from page-locked memory).
 const MODEL_BYTES_PER_S: f64 = 25e9;
-/// Model cost of one chunk's launches, in seconds.
-const MODEL_CHUNK_S: f64 = 0.5e-3;
+/// Model cost of one chunk, in seconds: its launches and each tail MSM's own reduction. A 2^27
+/// PoRep partition under 16 GiB spent 210 ms less in batch additions and tails with 40 chunks
+/// of 2^24 than with 80 of 2^23 (H100).
+const MODEL_CHUNK_S: f64 = 5e-3;
 /// Curve additions per second the model assumes for the H MSM (a 2^27 MSM's ~1.8e9 in ~0.8 s).
 const MODEL_ADDITIONS_PER_S: f64 = 2.2e9;
 
@@ -438,14 +440,18 @@ pub fn resident_working_bytes(
     let queries = [Query::L, Query::A, Query::BG1];
     for (q, &tail) in queries.iter().zip(&tail_points) {
         ws = ws
-            .max(kernel_sizes::msm_workspace(Curve::G1, tail, msm_strategy))
+            .max(kernel_sizes::msm_workspace_up_to(
+                Curve::G1,
+                tail,
+                msm_strategy,
+            ))
             .max(kernel_sizes::batch_add_workspace(
                 Curve::G1,
                 shape.points(*q),
             ));
     }
     if g2_tail_on_gpu {
-        ws = ws.max(kernel_sizes::msm_workspace(
+        ws = ws.max(kernel_sizes::msm_workspace_up_to(
             Curve::G2,
             tail_points[2],
             msm_strategy,
@@ -593,7 +599,8 @@ pub(crate) fn arena_layout(
     } else if h_accumulate.is_some() {
         0
     } else {
-        kernel_sizes::msm_workspace(Curve::G1, h.min(chunk), req.msm_code)
+        // The last chunk is shorter.
+        kernel_sizes::msm_workspace_up_to(Curve::G1, h.min(chunk), req.msm_code)
     };
     // The other queries go chunk by chunk, resident or not: a chunk's batch addition and its
     // tail MSM (at most one scalar per point).
@@ -603,7 +610,8 @@ pub(crate) fn arena_layout(
         let m = shape.points(q).min(chunk_for(curve, chunk));
         ws = ws.max(kernel_sizes::batch_add_workspace(curve, m));
         if curve == Curve::G1 || req.g2_tail_on_gpu {
-            ws = ws.max(kernel_sizes::msm_workspace(curve, m, req.msm_code));
+            // A chunk's tail has any count up to the chunk's points.
+            ws = ws.max(kernel_sizes::msm_workspace_up_to(curve, m, req.msm_code));
         }
     }
     // A slot holds one chunk of the longest streamed query, a side buffer one circuit's slices
@@ -655,20 +663,31 @@ pub(crate) fn arena_layout(
 }
 
 /// The accumulated H MSM over chunks of `chunk` points: its chunk length, its launcher code
-/// (the window the whole H MSM would take, forced) and workspace bytes; None where the kernels
-/// cannot accumulate that shape.
+/// (the window an MSM of one chunk would take, forced for every chunk) and workspace bytes; None
+/// where the kernels cannot accumulate that shape. A chunk's window, not the whole MSM's: each
+/// chunk sorts and adds into every bucket, so the whole MSM's 20-bit windows (2^19 buckets
+/// each) cost a 2^27 MSM in chunks of 2^24 2221 ms against 1025 with 16-bit ones (H100).
 fn h_accumulation(req: &PlanRequest, chunk: usize) -> Option<(usize, i32, usize)> {
     let h = req.shape.points(Query::H);
-    let window = kernel_sizes::msm_window_bits(h, req.msm_code);
+    let n_cap = h.min(chunk);
+    let window = accumulation_window(n_cap, req.msm_code);
     if h == 0 || window == 0 {
         return None;
     }
     let code = (req.msm_code & !(0xff << 8)) | (window as i32) << 8;
-    let n_cap = h.min(chunk);
     match kernel_sizes::msm_accumulate_workspace(Curve::G1, n_cap, code) {
         0 => None,
         bytes => Some((n_cap, code, bytes)),
     }
+}
+
+/// The window of an H MSM accumulated over chunks of `n_cap` points (0: none fits): the one an
+/// MSM of one chunk takes, or the width forced in `msm_code`.
+pub fn accumulation_window(n_cap: usize, msm_code: i32) -> u32 {
+    if n_cap == 0 {
+        return 0;
+    }
+    kernel_sizes::msm_window_bits(n_cap, msm_code)
 }
 
 /// Points of one chunk of `curve`'s queries for a plan's G1 chunk length (G2 points are twice
@@ -746,9 +765,15 @@ fn h_msm_additions(p: &MemoryPlan) -> f64 {
         let windows = 256u32.div_ceil(window) as f64;
         n as f64 * windows + 9.0 * windows * (1u64 << (window - 1)) as f64
     };
-    let whole = || msm(h, kernel_sizes::msm_window_bits(h, 0));
-    if resident.contains(Query::H) || layout.h_accumulate.is_some() {
-        return whole();
+    if resident.contains(Query::H) {
+        return msm(h, kernel_sizes::msm_window_bits(h, 0));
+    }
+    if let Some(acc) = &layout.h_accumulate {
+        // One reduction, but every chunk adds into each of the accumulation's buckets.
+        let window = (acc.code >> 8 & 0xff) as u32;
+        let chunks = h.div_ceil(acc.n_cap) as f64;
+        let keys = 256u32.div_ceil(window) as f64 * (1u64 << (window - 1)) as f64;
+        return msm(h, window) + chunks * keys;
     }
     chunk_ranges_len(h, *chunk_points)
         .map(|m| msm(m, kernel_sizes::msm_window_bits(m, 0)))

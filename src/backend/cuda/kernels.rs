@@ -557,6 +557,16 @@ pub struct MsmArgs {
 /// # Safety
 /// Every pointer must be a live device allocation of the size `g16_msm` documents.
 pub unsafe fn msm(args: &MsmArgs, stream: &Stream) -> Result<()> {
+    let code = msm_code(args.strategy, args.window, args.bit_reversed, args.copies);
+    // The launcher refuses a short workspace with a bare "invalid argument": name the sizes.
+    let need = kernel_sizes::msm_workspace(args.curve, args.n, code);
+    if args.n > 0 && (need == 0 || need > args.workspace_bytes) {
+        return Err(Error::Panic(format!(
+            "an MSM of {} scalars over {} points (code {code:#x}) needs {need} workspace bytes; \
+             it was given {}",
+            args.n, args.n_points, args.workspace_bytes
+        )));
+    }
     launched(
         "g16_msm",
         ffi::g16_msm(
@@ -567,7 +577,7 @@ pub unsafe fn msm(args: &MsmArgs, stream: &Stream) -> Result<()> {
             args.scalars,
             args.montgomery as i32,
             args.n,
-            msm_code(args.strategy, args.window, args.bit_reversed, args.copies),
+            code,
             args.workspace,
             args.workspace_bytes,
             args.result,

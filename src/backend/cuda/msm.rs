@@ -155,7 +155,7 @@ pub fn msm_g1_precomputed_with<S>(
 
 /// `sum(scalars[k] * points[k])` with Montgomery-form scalars, as a streamed H MSM runs it:
 /// accumulated over chunks of `chunk` points (the last one shorter) with `window`-bit windows
-/// (0: the width the whole MSM takes), then reduced once. Errs where the kernels cannot
+/// (0: the width the streamed H MSM takes, that of one chunk), then reduced once. Errs where the kernels cannot
 /// accumulate that shape.
 pub fn msm_g1_accumulated(
     device: usize,
@@ -183,12 +183,12 @@ pub fn time_msm_g1_accumulated(
         return Ok((Vec::new(), G1Projective::identity()));
     }
     let base = kernels::configured_msm_code() & !(0xff << 8);
+    let n_cap = chunk.min(n);
     let window = match window {
-        0 => crate::backend::kernel_sizes::msm_window_bits(n, base),
+        0 => crate::backend::memory_plan::accumulation_window(n_cap, base),
         w => w,
     };
     let code = base | (window as i32) << 8;
-    let n_cap = chunk.min(n);
     let ws_bytes =
         crate::backend::kernel_sizes::msm_accumulate_workspace(kernels::Curve::G1, n_cap, code);
     if ws_bytes == 0 {

@@ -316,10 +316,35 @@ impl Fixture {
     }
 }
 
+/// Every MSM of `ops` fits the plan's workspace, as the launcher checks before it runs one.
+fn assert_workspaces_fit(ops: &[Op], plan: &StreamPlan) {
+    for op in ops {
+        if let Op::Msm {
+            curve,
+            n,
+            bit_reversed,
+            ..
+        } = *op
+        {
+            // The default strategy and window, the scalars' order in bits 16-20.
+            let code = (bit_reversed as i32) << 16;
+            let need = crate::backend::kernel_sizes::msm_workspace(curve, n, code);
+            assert!(
+                need <= plan.layout.workspace.len(),
+                "an MSM of {n} scalars needs {need} workspace bytes, the plan has {}",
+                plan.layout.workspace.len()
+            );
+        }
+    }
+}
+
 fn check(c: &Case, f: &Fixture) {
     let (plan, want, host) = (&f.plan, &f.want, f.host());
     for defer in [false, true] {
         let (ops, results) = f.build(defer);
+        if !c.compact {
+            assert_workspaces_fit(&ops, plan);
+        }
         for order in [Order::Program, Order::CopiesFirst, Order::ComputeFirst] {
             let got = emulate::run(&ops, plan, &host, &results, order);
             assert_eq!(
