@@ -37,6 +37,34 @@ fn check_layout(layout: &ArenaLayout) {
     assert!(layout.poly(layout.polys - 1).end <= layout.bytes);
 }
 
+/// The shared workspace serves the MSM of every chunk the plan runs at its exact length (the
+/// last chunk of a query is shorter, and a smaller count can need more workspace), and the
+/// tails a chunk can have just below and at a chunk's length.
+fn check_chunk_msms(req: &PlanRequest, resident: QuerySet, layout: &ArenaLayout, chunk: usize) {
+    let ws = layout.workspace.len();
+    let fits = |curve: Curve, n: usize| {
+        let need = kernel_sizes::msm_workspace(curve, n, req.msm_code);
+        assert!(
+            need <= ws,
+            "2^{}: an MSM of {n} scalars needs {need} bytes, the workspace has {ws}",
+            req.shape.lg_n
+        );
+    };
+    let h = req.shape.points(Query::H);
+    if !resident.contains(Query::H) && layout.h_accumulate.is_none() {
+        chunk_ranges_len(h, chunk).for_each(|m| fits(Curve::G1, m));
+    }
+    for q in [Query::L, Query::A, Query::BG1, Query::BG2] {
+        if q == Query::BG2 && !req.g2_tail_on_gpu {
+            continue;
+        }
+        let m = req.shape.points(q).min(chunk_for(q.curve(), chunk));
+        for n in [m, m.saturating_sub(1), m.saturating_sub(8), m * 17 / 18] {
+            fits(q.curve(), n);
+        }
+    }
+}
+
 #[test]
 fn plans_never_exceed_the_budget_and_stream_only_what_they_must() {
     for lg_n in 10..=27 {
@@ -69,6 +97,7 @@ fn plans_never_exceed_the_budget_and_stream_only_what_they_must() {
                             assert_eq!(*resident, streamed.complement());
                             assert_eq!(chunk_points % 64, 0);
                             check_layout(layout);
+                            check_chunk_msms(&req, *resident, layout, *chunk_points);
                         }
                     }
                     // More memory never makes a plan of higher modelled cost.
