@@ -38,8 +38,8 @@ fn check_layout(layout: &ArenaLayout) {
 }
 
 /// The shared workspace serves the MSM of every chunk the plan runs at its exact length (the
-/// last chunk of a query is shorter, and a smaller count can need more workspace), and the
-/// tails a chunk can have just below and at a chunk's length.
+/// last chunk of a query is shorter, and a smaller count can need more workspace), the tails a
+/// chunk can have just below and at a chunk's length, and every chunk's batch addition.
 fn check_chunk_msms(req: &PlanRequest, resident: QuerySet, layout: &ArenaLayout, chunk: usize) {
     let ws = layout.workspace.len();
     let fits = |curve: Curve, n: usize| {
@@ -61,6 +61,16 @@ fn check_chunk_msms(req: &PlanRequest, resident: QuerySet, layout: &ArenaLayout,
         let m = req.shape.points(q).min(chunk_for(q.curve(), chunk));
         for n in [m, m.saturating_sub(1), m.saturating_sub(8), m * 17 / 18] {
             fits(q.curve(), n);
+        }
+    }
+    // Batch additions at each chunk's exact length (their threads per word change with it).
+    for q in [Query::L, Query::A, Query::BG1, Query::BG2] {
+        for m in chunk_ranges_len(req.shape.points(q), chunk_for(q.curve(), chunk)) {
+            let need = kernel_sizes::batch_add_workspace(q.curve(), m);
+            assert!(
+                need <= ws,
+                "a batch addition of {m} points needs {need} bytes of {ws}"
+            );
         }
     }
 }
