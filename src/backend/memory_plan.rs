@@ -684,9 +684,6 @@ fn h_accumulation(req: &PlanRequest, chunk: usize) -> Option<(usize, i32, usize)
 /// The window of an H MSM accumulated over chunks of `n_cap` points (0: none fits): the one an
 /// MSM of one chunk takes, or the width forced in `msm_code`.
 pub fn accumulation_window(n_cap: usize, msm_code: i32) -> u32 {
-    if n_cap == 0 {
-        return 0;
-    }
     kernel_sizes::msm_window_bits(n_cap, msm_code)
 }
 
@@ -770,7 +767,7 @@ fn h_msm_additions(p: &MemoryPlan) -> f64 {
     }
     if let Some(acc) = &layout.h_accumulate {
         // One reduction, but every chunk adds into each of the accumulation's buckets.
-        let window = (acc.code >> 8 & 0xff) as u32;
+        let window = ((acc.code >> 8) & 0xff) as u32;
         let chunks = h.div_ceil(acc.n_cap) as f64;
         let keys = 256u32.div_ceil(window) as f64 * (1u64 << (window - 1)) as f64;
         return msm(h, window) + chunks * keys;

@@ -155,8 +155,8 @@ pub fn msm_g1_precomputed_with<S>(
 
 /// `sum(scalars[k] * points[k])` with Montgomery-form scalars, as a streamed H MSM runs it:
 /// accumulated over chunks of `chunk` points (the last one shorter) with `window`-bit windows
-/// (0: the width the streamed H MSM takes, that of one chunk), then reduced once. Errs where the kernels cannot
-/// accumulate that shape.
+/// (0: the width the streamed H MSM takes, that of one chunk), then reduced once. Errs where
+/// the kernels cannot accumulate that shape.
 pub fn msm_g1_accumulated(
     device: usize,
     points: &[G1Affine],
