@@ -20,7 +20,10 @@
 #            (default 26) one partition per call, a call of STREAM_BATCH (default 10) sharing one
 #            witness, `bench --proofs` with one and two workers; then supraseal-c2's bench
 #            (supraseal_c2bench copied into the pack) with hold_gpu_memory holding the rest of
-#            the device (STREAM_SUPRA=0 skips it; its params file is written once to /tmp)
+#            the device (STREAM_SUPRA=0 skips it; its params file is written once to /tmp).
+#            STREAM_HOLD=1 runs ours under hold_gpu_memory too instead of --vram-limit (another
+#            process holding the rest, as on a shared card); STREAM_ONLY=c1 runs the one-partition
+#            calls only
 #   post     the Window PoSt shape (99% of every query in the tail) at POST_LOG_N (default 26;
 #            supraseal-c2's params file at 2^27 would not fit the disk): `bench --partition
 #            --shape window-post`, then supraseal_c2bench on the same proportions (--inputs 25840
@@ -115,16 +118,29 @@ stream)
     k=${STREAM_LOG_N:-26}
     for free in ${STREAM_FREE:-16G 24G}; do
         limit=()
-        [ "$free" != all ] && limit=(--vram-limit "$free")
-        echo "=== 2^$k, ${free} of device memory"
+        holder=
+        if [ "$free" != all ] && [ "${STREAM_HOLD:-0}" = 1 ]; then
+            coproc HOLD { "$bin/examples/hold_gpu_memory" --leave "$free"; }
+            read -r line <&"${HOLD[0]}" && echo "$line"
+            holder=$HOLD_PID
+        elif [ "$free" != all ]; then
+            limit=(--vram-limit "$free")
+        fi
+        echo "=== 2^$k, ${free} of device memory${holder:+ (the rest held by another process)}"
         # With each streamed section's breakdown (op counts and times, compute waiting for
         # uploads) in the log.
         GROTH16_C2_LOG_TIMINGS=2 "$bin/examples/bench" --partition --log-n "$k" --runs 3 \
             "${limit[@]}" 2>&1 | tee "$out/stream-$k-$free-c1.log" | sed -n '/^log_n/,$p'
-        "$bin/examples/bench" --partition --log-n "$k" --runs 2 --batch "${STREAM_BATCH:-10}" \
-            --share-witness "${limit[@]}" 2>&1 | tee "$out/stream-$k-$free-c10.log" | sed -n '/^log_n/,$p'
-        "$bin/examples/bench" --proofs 6 --jobs 2 --workers 1,2 --log-n "$k" --timeline 0 \
-            "${limit[@]}" 2>&1 | tee "$out/stream-$k-$free-gw.log" | tail -n 12
+        if [ "${STREAM_ONLY:-}" != c1 ]; then
+            "$bin/examples/bench" --partition --log-n "$k" --runs 2 --batch "${STREAM_BATCH:-10}" \
+                --share-witness "${limit[@]}" 2>&1 | tee "$out/stream-$k-$free-c10.log" | sed -n '/^log_n/,$p'
+            "$bin/examples/bench" --proofs 6 --jobs 2 --workers 1,2 --log-n "$k" --timeline 0 \
+                "${limit[@]}" 2>&1 | tee "$out/stream-$k-$free-gw.log" | tail -n 12
+        fi
+        if [ -n "$holder" ]; then
+            kill "$holder"
+            wait "$holder" 2>/dev/null
+        fi
     done
     if [ "${STREAM_SUPRA:-1}" = 1 ] && [ -x "$pack/supraseal_c2bench" ]; then
         params=/tmp/supra-$k.params
