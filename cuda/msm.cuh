@@ -79,9 +79,10 @@ cudaError_t msm(const affine_t<F>* points, size_t n_points, const uint32_t* inde
 // kept in the workspace, `first` starting them from the identity; msm_accumulated reduces them
 // to the result. Every call of one accumulation passes the same n_cap and strategy, which lay
 // out the workspace (msm_accumulate_workspace_size bytes) and fix the window: the strategy must
-// force one, so that the chunks of a large MSM share the window the whole would take. Between
-// the calls the workspace holds the buckets: nothing else may use it. A large MSM in chunks
-// then reduces its buckets once, not once per chunk, with the whole's window.
+// force one, so that every chunk adds into the same buckets (the streamed H MSM forces the
+// window of one chunk: each chunk sorts into every bucket, so wider ones cost more than they
+// save). Between the calls the workspace holds the buckets: nothing else may use it. A large
+// MSM in chunks then reduces its buckets once, not once per chunk.
 template <class F>
 cudaError_t msm_accumulate(const affine_t<F>* points, size_t n_points, const uint32_t* index,
                            const fr_t* scalars, bool montgomery, size_t n, size_t n_cap,

@@ -220,7 +220,7 @@ pub struct ArenaLayout {
 
 /// How a streamed H MSM accumulates over its chunks: one set of buckets for the whole MSM, in
 /// a workspace of its own (the query chunks interleaved with it use the shared one), reduced
-/// once at the end with the window the whole MSM takes.
+/// once at the end, with the window one chunk would take (see `h_accumulation`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HAccumulation {
     /// Scalars per chunk at most (the workspace's layout).
