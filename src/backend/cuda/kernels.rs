@@ -598,17 +598,20 @@ pub unsafe fn index_rebase(index: *mut c_void, n: usize, base: u32, stream: &Str
     )
 }
 
-/// Queues the addition of one chunk's G1 MSM (`n` Montgomery-form or canonical scalars with
-/// point k, `n <= n_cap`) to the MSM accumulated in `workspace` (`first`: from the identity);
-/// `code` forces the window (see `g16_msm_accumulate`).
+/// Queues the addition of one chunk's MSM (`n` Montgomery-form or canonical scalars with
+/// point `index[k]`, or k when `index` is null; `n <= n_cap`) to the MSM accumulated in
+/// `workspace` (`first`: from the identity); `code` forces the window (see
+/// `g16_msm_accumulate`).
 ///
 /// # Safety
 /// Every pointer must be a live device allocation of the size `g16_msm_accumulate` documents,
 /// and nothing else may use the workspace until [`msm_accumulated`].
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn msm_accumulate(
+    curve: Curve,
     points: *const c_void,
     n_points: usize,
+    index: *const u32,
     scalars: *const c_void,
     montgomery: bool,
     n: usize,
@@ -622,10 +625,10 @@ pub unsafe fn msm_accumulate(
     launched(
         "g16_msm_accumulate",
         ffi::g16_msm_accumulate(
-            Curve::G1 as i32,
+            curve as i32,
             points,
             n_points,
-            std::ptr::null(),
+            index,
             scalars,
             montgomery as i32,
             n,
@@ -639,11 +642,12 @@ pub unsafe fn msm_accumulate(
     )
 }
 
-/// Queues the reduction of an accumulated G1 MSM into `result` (one XYZZ point).
+/// Queues the reduction of an accumulated MSM into `result` (one XYZZ point of `curve`).
 ///
 /// # Safety
-/// As [`msm_accumulate`], with the same `n_cap` and `code`.
+/// As [`msm_accumulate`], with the same `curve`, `n_cap` and `code`.
 pub unsafe fn msm_accumulated(
+    curve: Curve,
     n_cap: usize,
     code: i32,
     workspace: *mut c_void,
@@ -654,7 +658,7 @@ pub unsafe fn msm_accumulated(
     launched(
         "g16_msm_accumulated",
         ffi::g16_msm_accumulated(
-            Curve::G1 as i32,
+            curve as i32,
             n_cap,
             code,
             workspace,

@@ -210,8 +210,10 @@ pub fn time_msm_g1_accumulated(
             // is sized for n_cap and code.
             unsafe {
                 kernels::msm_accumulate(
+                    kernels::Curve::G1,
                     d_points.as_ptr().cast::<G1Affine>().add(start).cast(),
                     m,
+                    std::ptr::null(),
                     d_scalars.as_ptr().cast::<Scalar>().add(start).cast(),
                     true,
                     m,
@@ -227,6 +229,7 @@ pub fn time_msm_g1_accumulated(
         // SAFETY: as above.
         unsafe {
             kernels::msm_accumulated(
+                kernels::Curve::G1,
                 n_cap,
                 code,
                 ws.as_mut_ptr(),

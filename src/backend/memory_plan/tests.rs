@@ -33,6 +33,11 @@ fn check_layout(layout: &ArenaLayout) {
     for w in regions.windows(2) {
         assert!(w[0].end <= w[1].start, "{:?} overlaps {:?}", w[0], w[1]);
     }
+    if let Some(t) = &layout.tail_accumulate {
+        let ws = &layout.workspace;
+        assert!(ws.start <= t.buckets.start && t.buckets.end <= t.scratch.start);
+        assert!(t.scratch.end <= ws.end, "{t:?} outside {ws:?}");
+    }
     assert!(layout.polys == 2 || layout.polys == 3);
     assert!(layout.poly(layout.polys - 1).end <= layout.bytes);
 }
@@ -63,13 +68,38 @@ fn check_chunk_msms(req: &PlanRequest, resident: QuerySet, layout: &ArenaLayout,
             fits(q.curve(), n);
         }
     }
-    // Batch additions at each chunk's exact length (their threads per word change with it).
+    // Batch additions at each chunk's exact length (their threads per word change with it),
+    // beside the tails' buckets when they accumulate.
+    let scratch = layout
+        .tail_accumulate
+        .as_ref()
+        .map_or(ws, |t| t.scratch.len());
     for q in [Query::L, Query::A, Query::BG1, Query::BG2] {
         for m in chunk_ranges_len(req.shape.points(q), chunk_for(q.curve(), chunk)) {
             let need = kernel_sizes::batch_add_workspace(q.curve(), m);
             assert!(
-                need <= ws,
-                "a batch addition of {m} points needs {need} bytes of {ws}"
+                need <= scratch,
+                "a batch addition of {m} points needs {need} bytes of {scratch}"
+            );
+        }
+    }
+    // Accumulated tails: every chunk's tail within the accumulation's count, its buckets within
+    // theirs.
+    if let Some(t) = &layout.tail_accumulate {
+        for q in [Query::L, Query::A, Query::BG1, Query::BG2] {
+            let acc = match q.curve() {
+                Curve::G1 => Some(t.g1),
+                Curve::G2 => t.g2,
+            };
+            let Some((n_cap, code)) = acc else {
+                continue;
+            };
+            let m = req.shape.points(q).min(chunk_for(q.curve(), chunk));
+            assert!(m <= n_cap, "a {q:?} chunk of {m} points past {n_cap}");
+            let need = kernel_sizes::msm_accumulate_workspace(q.curve(), n_cap, code);
+            assert!(
+                need > 0 && need <= t.buckets.len(),
+                "{q:?}: {need} of {t:?}"
             );
         }
     }
@@ -211,4 +241,39 @@ fn an_accumulated_h_msm_takes_the_window_of_its_chunks() {
     assert_eq!(window, 16, "{p}");
     assert_eq!(window as u32, accumulation_window(acc.n_cap, 0));
     assert!(window < kernel_sizes::msm_window_bits(1 << 27, 0) as i32);
+}
+
+#[test]
+fn streamed_partitions_accumulate_their_tails() {
+    // A 2^27 partition's tails are a few percent of each chunk: reduced chunk by chunk, their
+    // reductions cost about as much as their additions. Every streamed plan from 11 GiB up
+    // accumulates them, G2's too, within the memory the per-chunk tails took (under 10 GiB the H
+    // MSM's own buckets do not fit, and its chunks, among the query chunks, take the whole
+    // workspace).
+    for gib in [11, 16, 24, 48, 56] {
+        let req = request(27, gib * GIB);
+        let p = plan(&req).unwrap();
+        let PlanKind::Streamed { layout, .. } = &p.kind else {
+            panic!("{p}");
+        };
+        let t = layout
+            .tail_accumulate
+            .as_ref()
+            .unwrap_or_else(|| panic!("{p}"));
+        assert!(t.g2.is_some(), "{p}");
+        assert!(p.to_string().contains("tail MSMs accumulated"), "{p}");
+    }
+    // The accumulation needs no more memory than the chunk-by-chunk tails.
+    let req = request(27, usize::MAX);
+    for chunk in [1 << 22, 1 << 23, 1 << 24] {
+        let without = arena_layout(&req, QuerySet::NONE, 2, chunk, 2, false);
+        let with = arena_layout(&req, QuerySet::NONE, 2, chunk, 2, true);
+        assert!(with.tail_accumulate.is_some());
+        assert_eq!(
+            with.workspace.len(),
+            without.workspace.len(),
+            "2^{}",
+            chunk.ilog2()
+        );
+    }
 }
