@@ -194,6 +194,8 @@ pub struct PlanRequest {
     /// The MSM launcher's strategy code proofs run with (0: the default strategy and window),
     /// which sizes the MSM workspace.
     pub msm_code: i32,
+    /// Whether a streamed plan may accumulate the tail MSMs (see [`TailAccumulation`]).
+    pub accumulate_tails: bool,
 }
 
 /// Where a streamed proof's buffers lie in its one device allocation (the arena). The H step's
@@ -546,7 +548,10 @@ pub fn plan(req: &PlanRequest) -> Result<MemoryPlan, NoFit> {
             for &chunk in &chunks {
                 for (slots, accumulate) in [(2, false), (3, false), (2, true), (3, true)] {
                     let layout = arena_layout(req, resident, polys, chunk, slots, accumulate);
-                    if accumulate && layout.tail_accumulate.is_none() {
+                    if accumulate
+                        && layout.h_accumulate.is_none()
+                        && layout.tail_accumulate.is_none()
+                    {
                         continue;
                     }
                     let results = results_bytes(&shape, resident, chunk, MAX_GROUP);
@@ -641,9 +646,11 @@ pub(crate) fn arena_layout(
     ws = ws.max(batch_ws);
     // Accumulated tails need the query pass to leave the workspace's start alone: H resident
     // (its MSM ran before) or accumulated in its own workspace.
-    let tails = (accumulate && (resident.contains(Query::H) || h_accumulate.is_some()))
-        .then(|| tail_accumulation(req, chunk))
-        .flatten();
+    let tails = (accumulate
+        && req.accumulate_tails
+        && (resident.contains(Query::H) || h_accumulate.is_some()))
+    .then(|| tail_accumulation(req, chunk))
+    .flatten();
     if let Some((_, _, bytes)) = tails {
         ws = ws.max(align(bytes) + batch_ws);
     }
@@ -822,9 +829,10 @@ fn modelled_cost(p: &MemoryPlan) -> f64 {
         + (h_msm_additions(p) + tail_reduction_additions(p)) / MODEL_ADDITIONS_PER_S
 }
 
-/// Curve additions of the G1 tail MSMs' reductions (their point additions are the same however
-/// they run): once per chunk with the window of a chunk's tail (PoRep's, about a twelfth of its
-/// points), or accumulated: once per query, with every chunk adding into each bucket.
+/// Curve additions the G1 tails save when they accumulate (negative), beside the per-chunk
+/// reductions that [`MODEL_CHUNK_S`] counts: each chunk's own reduction (with the window of a
+/// chunk's tail, PoRep's about a twelfth of its points) no longer runs; one per query does, and
+/// every chunk adds into each bucket.
 fn tail_reduction_additions(p: &MemoryPlan) -> f64 {
     let PlanKind::Streamed {
         chunk_points,
@@ -834,25 +842,24 @@ fn tail_reduction_additions(p: &MemoryPlan) -> f64 {
     else {
         return 0.0;
     };
+    let Some(acc) = &layout.tail_accumulate else {
+        return 0.0;
+    };
     let buckets = |window: u32| -> f64 {
         if window == 0 {
             return 0.0;
         }
         256u32.div_ceil(window) as f64 * (1u64 << (window - 1)) as f64
     };
+    let keys = buckets(((acc.g1.1 >> 8) & 0xff) as u32);
     [Query::L, Query::A, Query::BG1]
         .iter()
         .map(|&q| {
             let len = p.shape.points(q);
-            match &layout.tail_accumulate {
-                Some(acc) => {
-                    let keys = buckets(((acc.g1.1 >> 8) & 0xff) as u32);
-                    9.0 * keys + len.div_ceil(*chunk_points) as f64 * keys
-                }
-                None => chunk_ranges_len(len, *chunk_points)
-                    .map(|m| 9.0 * buckets(kernel_sizes::msm_window_bits(m / 12, 0)))
-                    .sum(),
-            }
+            let per_chunk: f64 = chunk_ranges_len(len, *chunk_points)
+                .map(|m| 9.0 * buckets(kernel_sizes::msm_window_bits(m / 12, 0)))
+                .sum();
+            9.0 * keys + len.div_ceil(*chunk_points) as f64 * keys - per_chunk
         })
         .sum()
 }

@@ -26,6 +26,7 @@ fn key_now(first: Option<&CircuitSplit>) -> PlanKey {
         g2_tail_on_gpu,
         chunk_points: chunk_override(),
         msm_code: kernels::configured_msm_code(),
+        accumulate_tails: crate::settings::stream_tails_accumulate(),
     }
 }
 
@@ -53,6 +54,7 @@ fn request(srs: &Srs, key: &PlanKey, tails: [usize; 3], budget: usize) -> PlanRe
             key.msm_code,
         ),
         msm_code: key.msm_code,
+        accumulate_tails: key.accumulate_tails,
     }
 }
 

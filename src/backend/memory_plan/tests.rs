@@ -14,6 +14,7 @@ fn request(lg_n: u32, budget: usize) -> PlanRequest {
         chunk_points: None,
         resident_working: resident_working_bytes(&shape, tails, true, 0),
         msm_code: 0,
+        accumulate_tails: true,
     }
 }
 
@@ -262,6 +263,21 @@ fn streamed_partitions_accumulate_their_tails() {
             .unwrap_or_else(|| panic!("{p}"));
         assert!(t.g2.is_some(), "{p}");
         assert!(p.to_string().contains("tail MSMs accumulated"), "{p}");
+        // Set off, no tails accumulate (the plans as before the setting); on, the plan has
+        // those layouts and more to choose from.
+        let off = plan(&PlanRequest {
+            accumulate_tails: false,
+            ..req
+        })
+        .unwrap();
+        let PlanKind::Streamed { layout: l2, .. } = &off.kind else {
+            panic!("{off}");
+        };
+        assert!(l2.tail_accumulate.is_none(), "{off}");
+        assert!(
+            modelled_cost(&p) <= modelled_cost(&off),
+            "{off} against {p}"
+        );
     }
     // The accumulation needs no more memory than the chunk-by-chunk tails.
     let req = request(27, usize::MAX);

@@ -223,6 +223,7 @@ fn stream_plan(srs: &Srs, c: &Case) -> StreamPlan {
         chunk_points: Some(c.chunk),
         resident_working: 0,
         msm_code: 0,
+        accumulate_tails: true,
     };
     StreamPlan {
         shape,
