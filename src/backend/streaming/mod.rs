@@ -523,6 +523,20 @@ impl Builder {
         }
     }
 
+    /// The accumulation `curve`'s tails take in this pass, if they accumulate.
+    fn tail_accumulation(&self, curve: Curve) -> Option<Accumulation> {
+        let t = self.tails.as_ref()?;
+        let (n_cap, code) = match curve {
+            Curve::G1 => t.g1,
+            Curve::G2 => t.g2?,
+        };
+        Some(Accumulation {
+            workspace: Mem::arena(t.buckets.clone()),
+            n_cap,
+            code,
+        })
+    }
+
     /// The H step of circuit `circuit`, whose `a, b, c` hold `abc_lens` values. With
     /// `defer_msm` (the group's last circuit), an H MSM over streamed chunks is left to
     /// [`Builder::queries`], which interleaves it with the query chunks; `h` then stays in the
@@ -712,7 +726,8 @@ impl Builder {
         }
     }
 
-    /// The L, A and B queries of every circuit of the group, one pass over each query's points.
+    /// The L, A and B queries of every circuit of the group, one pass over each query's points
+    /// (a group of one circuit accumulates each query's tail when the plan has the buckets).
     pub fn queries(&mut self, circuits: &[CircuitQueries]) {
         // Every chunk some circuit has work in, all queries in turn, so that uploads run ahead
         // across the queries' boundaries too.
@@ -908,22 +923,6 @@ impl Builder {
         if let Some(slot) = slot {
             self.used(&[Region::Slot(slot)]);
         }
-    }
-}
-
-impl Builder {
-    /// The accumulation `curve`'s tails take in this pass, if they accumulate.
-    fn tail_accumulation(&self, curve: Curve) -> Option<Accumulation> {
-        let t = self.tails.as_ref()?;
-        let (n_cap, code) = match curve {
-            Curve::G1 => t.g1,
-            Curve::G2 => t.g2?,
-        };
-        Some(Accumulation {
-            workspace: Mem::arena(t.buckets.clone()),
-            n_cap,
-            code,
-        })
     }
 }
 
