@@ -718,16 +718,22 @@ pub(crate) fn arena_layout(
 /// chunk sorts and adds into every bucket, so the whole MSM's 20-bit windows (2^19 buckets
 /// each) cost a 2^27 MSM in chunks of 2^24 2221 ms against 1025 with 16-bit ones (H100).
 fn h_accumulation(req: &PlanRequest, chunk: usize) -> Option<(usize, i32, usize)> {
-    let h = req.shape.points(Query::H);
-    let n_cap = h.min(chunk);
-    let window = accumulation_window(n_cap, req.msm_code);
-    if h == 0 || window == 0 {
+    let n_cap = req.shape.points(Query::H).min(chunk);
+    accumulation(Curve::G1, n_cap, req.msm_code).map(|((n_cap, code), bytes)| (n_cap, code, bytes))
+}
+
+/// An MSM of `curve` accumulated over chunks of at most `n_cap` scalars with the window one chunk
+/// would take: (`n_cap`, the launcher code `msm_code` with that window forced) and its
+/// workspace bytes; None where the kernels cannot accumulate it.
+pub fn accumulation(curve: Curve, n_cap: usize, msm_code: i32) -> Option<((usize, i32), usize)> {
+    let window = accumulation_window(n_cap, msm_code);
+    if n_cap == 0 || window == 0 {
         return None;
     }
-    let code = (req.msm_code & !(0xff << 8)) | (window as i32) << 8;
-    match kernel_sizes::msm_accumulate_workspace(Curve::G1, n_cap, code) {
+    let code = (msm_code & !(0xff << 8)) | (window as i32) << 8;
+    match kernel_sizes::msm_accumulate_workspace(curve, n_cap, code) {
         0 => None,
-        bytes => Some((n_cap, code, bytes)),
+        bytes => Some(((n_cap, code), bytes)),
     }
 }
 
@@ -747,18 +753,7 @@ fn tail_accumulation(req: &PlanRequest, chunk: usize) -> Option<TailShape> {
             .max()
             .unwrap_or(0)
     };
-    let of = |curve: Curve| -> Option<((usize, i32), usize)> {
-        let n_cap = longest(curve);
-        let window = accumulation_window(n_cap, req.msm_code);
-        if n_cap == 0 || window == 0 {
-            return None;
-        }
-        let code = (req.msm_code & !(0xff << 8)) | (window as i32) << 8;
-        match kernel_sizes::msm_accumulate_workspace(curve, n_cap, code) {
-            0 => None,
-            bytes => Some(((n_cap, code), bytes)),
-        }
-    };
+    let of = |curve: Curve| accumulation(curve, longest(curve), req.msm_code);
     let (g1, g1_bytes) = of(Curve::G1)?;
     let g2 = if req.g2_tail_on_gpu {
         of(Curve::G2)

@@ -553,15 +553,15 @@ fn tail_msm_accumulated<C: GpuCurve>(
         return Ok(C::Projective::identity());
     }
     let n_cap = chunk.min(points.len());
-    let window = crate::backend::memory_plan::accumulation_window(n_cap, 0);
-    let code = (kernels::configured_msm_code() & !(0xff << 8)) | (window as i32) << 8;
-    let ws_bytes = crate::backend::kernel_sizes::msm_accumulate_workspace(C::CURVE, n_cap, code);
-    if ws_bytes == 0 {
+    let msm_code = kernels::configured_msm_code();
+    let Some(((n_cap, code), ws_bytes)) =
+        crate::backend::memory_plan::accumulation(C::CURVE, n_cap, msm_code)
+    else {
         return Err(Error::invalid(format!(
             "the kernels cannot accumulate chunks of {n_cap} {:?} points",
             C::CURVE
         )));
-    }
+    };
     let mut guard = lock_device(device)?;
     let state = guard.as_mut().expect("lock_device creates the state");
     let stream = &state.compute;
