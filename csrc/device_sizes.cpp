@@ -23,11 +23,7 @@ uint32_t g16_msm_window_bits(size_t n, int strategy) {
 }
 
 size_t g16_msm_accumulate_workspace_size(int curve, size_t n_cap, int strategy) {
-  switch (curve) {
-    case 1: return g16::msm_accumulate_workspace_size<g16::fp_t>(n_cap, strategy);
-    case 2: return g16::msm_accumulate_workspace_size<g16::fp2_t>(n_cap, strategy);
-    default: return 0;
-  }
+  return curve == 1 ? g16::msm_accumulate_workspace_size<g16::fp_t>(n_cap, strategy) : 0;
 }
 
 size_t g16_batch_add_workspace_size(int curve, size_t n_points) {

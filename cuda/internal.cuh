@@ -167,12 +167,6 @@ cudaError_t g1_msm_accumulate(const g1_affine_t* points, size_t n_points, const 
                               int strategy, void* ws, size_t ws_bytes, bool first, cudaStream_t s);
 cudaError_t g1_msm_accumulated(size_t n_cap, int strategy, void* ws, size_t ws_bytes,
                                g1_xyzz_t* result, cudaStream_t s);
-size_t g2_msm_accumulate_workspace_size(size_t n_cap, int strategy);
-cudaError_t g2_msm_accumulate(const g2_affine_t* points, size_t n_points, const uint32_t* index,
-                              const fr_t* scalars, bool montgomery, size_t n, size_t n_cap,
-                              int strategy, void* ws, size_t ws_bytes, bool first, cudaStream_t s);
-cudaError_t g2_msm_accumulated(size_t n_cap, int strategy, void* ws, size_t ws_bytes,
-                               g2_xyzz_t* result, cudaStream_t s);
 #endif
 
 }  // namespace g16

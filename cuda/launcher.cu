@@ -145,41 +145,24 @@ int g16_msm_precompute(int curve, void* points, size_t n_points, uint32_t window
 uint32_t g16_msm_window_bits(size_t n, int strategy) { return g16::g1_msm_window_bits(n, strategy); }
 
 size_t g16_msm_accumulate_workspace_size(int curve, size_t n_cap, int strategy) {
-  switch (curve) {
-    case 1: return g16::g1_msm_accumulate_workspace_size(n_cap, strategy);
-    case 2: return g16::g2_msm_accumulate_workspace_size(n_cap, strategy);
-    default: return 0;
-  }
+  return curve == 1 ? g16::g1_msm_accumulate_workspace_size(n_cap, strategy) : 0;
 }
 
 int g16_msm_accumulate(int curve, const void* points, size_t n_points, const uint32_t* index,
                        const void* scalars, int montgomery, size_t n, size_t n_cap, int strategy,
                        void* workspace, size_t workspace_bytes, int first, g16_stream_t stream) {
-  const g16::fr_t* s = static_cast<const g16::fr_t*>(scalars);
-  switch (curve) {
-    case 1:
-      return (int)g16::g1_msm_accumulate(static_cast<const g16::g1_affine_t*>(points), n_points,
-                                         index, s, montgomery != 0, n, n_cap, strategy, workspace,
-                                         workspace_bytes, first != 0, stream_of(stream));
-    case 2:
-      return (int)g16::g2_msm_accumulate(static_cast<const g16::g2_affine_t*>(points), n_points,
-                                         index, s, montgomery != 0, n, n_cap, strategy, workspace,
-                                         workspace_bytes, first != 0, stream_of(stream));
-    default: return (int)cudaErrorInvalidValue;
-  }
+  if (curve != 1) return (int)cudaErrorInvalidValue;
+  return (int)g16::g1_msm_accumulate(static_cast<const g16::g1_affine_t*>(points), n_points, index,
+                                     static_cast<const g16::fr_t*>(scalars), montgomery != 0, n,
+                                     n_cap, strategy, workspace, workspace_bytes, first != 0,
+                                     stream_of(stream));
 }
 
 int g16_msm_accumulated(int curve, size_t n_cap, int strategy, void* workspace,
                         size_t workspace_bytes, void* result, g16_stream_t stream) {
-  switch (curve) {
-    case 1:
-      return (int)g16::g1_msm_accumulated(n_cap, strategy, workspace, workspace_bytes,
-                                          static_cast<g16::g1_xyzz_t*>(result), stream_of(stream));
-    case 2:
-      return (int)g16::g2_msm_accumulated(n_cap, strategy, workspace, workspace_bytes,
-                                          static_cast<g16::g2_xyzz_t*>(result), stream_of(stream));
-    default: return (int)cudaErrorInvalidValue;
-  }
+  if (curve != 1) return (int)cudaErrorInvalidValue;
+  return (int)g16::g1_msm_accumulated(n_cap, strategy, workspace, workspace_bytes,
+                                      static_cast<g16::g1_xyzz_t*>(result), stream_of(stream));
 }
 
 int g16_msm_index_rebase(uint32_t* index, size_t n, uint32_t base, g16_stream_t stream) {

@@ -146,7 +146,7 @@ int g16_msm(int curve, const void* points, size_t n_points, const uint32_t* inde
             const void* scalars, int montgomery, size_t n, int strategy, void* workspace,
             size_t workspace_bytes, void* result, g16_stream_t stream);
 
-// An MSM over chunks of the points, accumulated (curve 1: G1, 2: G2): g16_msm_accumulate adds
+// An MSM over chunks of the points, accumulated (G1 only: curve = 1): g16_msm_accumulate adds
 // one chunk's sum (n <= n_cap scalars; points, index, scalars, montgomery as for g16_msm, natural
 // order) to buckets kept in `workspace`, `first` != 0 starting them from the identity;
 // g16_msm_accumulated reduces them to `result`. Every call of one accumulation passes the same

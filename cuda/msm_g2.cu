@@ -15,22 +15,6 @@ cudaError_t g2_msm(const g2_affine_t* points, size_t n_points, const uint32_t* i
                  s);
 }
 
-size_t g2_msm_accumulate_workspace_size(size_t n_cap, int strategy) {
-  return msm_accumulate_workspace_size<fp2_t>(n_cap, strategy);
-}
-
-cudaError_t g2_msm_accumulate(const g2_affine_t* points, size_t n_points, const uint32_t* index,
-                              const fr_t* scalars, bool montgomery, size_t n, size_t n_cap,
-                              int strategy, void* ws, size_t ws_bytes, bool first, cudaStream_t s) {
-  return msm_accumulate<fp2_t>(points, n_points, index, scalars, montgomery, n, n_cap, strategy, ws,
-                               ws_bytes, first, s);
-}
-
-cudaError_t g2_msm_accumulated(size_t n_cap, int strategy, void* ws, size_t ws_bytes,
-                               g2_xyzz_t* result, cudaStream_t s) {
-  return msm_accumulated<fp2_t>(n_cap, strategy, ws, ws_bytes, result, s);
-}
-
 size_t g2_batch_add_workspace_size(size_t n_points) {
   return batch_add_workspace_size<fp2_t>(n_points);
 }

@@ -31,8 +31,7 @@
 #   diag     where a streamed proof's time goes (DIAG_LOG_N, default 27; DIAG_FREE, default
 #            16G): gpu_bench's kernels on resident data (plain and chunk-accumulated MSM, H,
 #            batch additions), then `bench --partition` under the limit with
-#            GROTH16_C2_LOG_TIMINGS=2: as planned, with the tails accumulated
-#            (GROTH16_C2_STREAM_TAILS=accumulate) and with chunks of 2^23 (~6 min at 2^27)
+#            GROTH16_C2_LOG_TIMINGS=2: as planned and with chunks of 2^23 (~5 min at 2^27)
 #   seal     filecoin-proofs' four proofs on the CUDA build, when the pack has them
 #            (GPU_PACK_EXTRA="target/filecoin-seal-check/release/filecoin-seal-check=filecoin-seal-check";
 #            first run: the 2 KiB params, ~5 min)
@@ -183,19 +182,18 @@ post)
 diag)
     # Where a streamed proof's time goes, at DIAG_LOG_N (default 27) under DIAG_FREE (default
     # 16G): the kernels alone on resident data (the plain MSM, the MSM accumulated over chunks of
-    # 2^23 and 2^24 as the streamed H MSM runs it, at 16, 18 and 20 bits; the H step; batch
+    # 2^23 and 2^24 as the streamed H MSM runs it, at 16 and 20 bits; the H step; batch
     # additions of chunk sizes), then the streamed partition with each section's op breakdown,
-    # as planned, with the tails accumulated, and at chunks of 2^23.
+    # at the plan's chunk length and at 2^23.
     k=${DIAG_LOG_N:-27}
     free=${DIAG_FREE:-16G}
     echo "=== kernels on resident data, 2^$k"
-    "$bin/examples/gpu_bench" --msm "$k" --msm-window 0,16,18,20 --msm-chunks 23,24 --ntt "" --h "$k" \
+    "$bin/examples/gpu_bench" --msm "$k" --msm-window 0,16,20 --msm-chunks 23,24 --ntt "" --h "$k" \
         --batch 21,22,24,$k --runs 3 --no-cpu 2>&1 | tee "$out/diag-kernels.log" | grep -v '^RESULT'
-    for run in plan tails-accumulated chunk-2e23; do
+    for run in plan chunk-2e23; do
         echo "=== 2^$k under $free: $run"
         settings=(GROTH16_C2_LOG_TIMINGS=2)
         [ "$run" = chunk-2e23 ] && settings+=(GROTH16_C2_STREAM_CHUNK=8388608)
-        [ "$run" = tails-accumulated ] && settings+=(GROTH16_C2_STREAM_TAILS=accumulate)
         env "${settings[@]}" "$bin/examples/bench" --partition --log-n "$k" --runs 3 \
             --vram-limit "$free" 2>&1 | tee "$out/diag-$k-$free-$run.log" |
             grep -E 'streamed section|GiB:|_ms |^ +[0-9]+ +cuda'

@@ -73,24 +73,6 @@ pub fn threads() -> usize {
     pool().current_num_threads()
 }
 
-/// How a streamed call of one circuit runs its tail MSMs: `GROTH16_C2_STREAM_TAILS=accumulate`
-/// adds each chunk's tail entries into one set of buckets per query, reduced once (CPU
-/// emulation of every plan shape proves it byte-identical; not yet timed on a GPU against the
-/// default), `chunk` (default) reduces each chunk's tail on its own.
-static STREAM_TAILS_ACCUMULATE: Lazy<AtomicBool> = Lazy::new(|| {
-    AtomicBool::new(std::env::var("GROTH16_C2_STREAM_TAILS").as_deref() == Ok("accumulate"))
-});
-
-/// Whether a streamed call of one circuit accumulates its tail MSMs over the chunks.
-pub fn stream_tails_accumulate() -> bool {
-    STREAM_TAILS_ACCUMULATE.load(Ordering::Relaxed)
-}
-
-/// Sets [`stream_tails_accumulate`] (the next proof plans again).
-pub fn set_stream_tails_accumulate(on: bool) {
-    STREAM_TAILS_ACCUMULATE.store(on, Ordering::Relaxed)
-}
-
 /// Where a GPU backend runs the B query's G2 tail MSM: on the GPU inside the lock (default), or
 /// on the CPU after the lock is released (`GROTH16_C2_G2_TAIL=cpu`). Measured on an H200 with
 /// 16 cores at 2^24: 41 ms on the GPU against 1.0-1.6 s on the CPU, which then became the

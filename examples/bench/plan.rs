@@ -44,7 +44,6 @@ pub fn main(mut flags: Flags) {
                 chunk_points: None,
                 resident_working: resident_working_bytes(&shape, tails, true, 0),
                 msm_code: 0,
-                accumulate_tails: groth16_c2::settings::stream_tails_accumulate(),
             };
             let free_gib = f as f64 / (1u64 << 30) as f64;
             match plan(&req) {

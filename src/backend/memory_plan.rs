@@ -194,8 +194,6 @@ pub struct PlanRequest {
     /// The MSM launcher's strategy code proofs run with (0: the default strategy and window),
     /// which sizes the MSM workspace.
     pub msm_code: i32,
-    /// Whether a streamed plan may accumulate the tail MSMs (see [`TailAccumulation`]).
-    pub accumulate_tails: bool,
 }
 
 /// Where a streamed proof's buffers lie in its one device allocation (the arena). The H step's
@@ -212,9 +210,6 @@ pub struct ArenaLayout {
     pub workspace: Range<usize>,
     /// A streamed H MSM accumulated over its chunks (None: each chunk reduced on its own).
     pub h_accumulate: Option<HAccumulation>,
-    /// The tail MSMs of a one-circuit group accumulated over each query's chunks, inside the
-    /// workspace (None: each chunk's tail reduced on its own).
-    pub tail_accumulate: Option<TailAccumulation>,
     /// Chunks of streamed points, in turn.
     pub slots: Vec<Range<usize>>,
     /// One circuit's ones bitmap and tail slices for one chunk, in turn.
@@ -235,24 +230,6 @@ pub struct HAccumulation {
     pub workspace: Range<usize>,
 }
 
-/// How the tail MSMs of a group of one circuit accumulate: each query's over all its chunks
-/// into one set of buckets, reduced once per query (a chunk's own reduction costs about as much
-/// as its additions when its tail is a few percent of its points). The buckets lie at the start
-/// of the shared workspace, the batch additions run in the rest; the queries take their turns,
-/// so G1 and G2 share the buckets' bytes. Groups of several circuits reduce each chunk's tails
-/// on their own in the whole workspace.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TailAccumulation {
-    /// Scalars per chunk at most and the launcher code (window forced) of the G1 tails.
-    pub g1: (usize, i32),
-    /// The same for the G2 tail, when it runs on the GPU and the kernels accumulate its shape.
-    pub g2: Option<(usize, i32)>,
-    /// The buckets (a prefix of the workspace).
-    pub buckets: Range<usize>,
-    /// What the batch additions use meanwhile (the rest of the workspace).
-    pub scratch: Range<usize>,
-}
-
 impl ArenaLayout {
     /// Polynomial `i`'s bytes (0: `a` and then `h`, 1: `b`, 2: `c`, or `c` in 1 with two).
     pub fn poly(&self, i: u32) -> Range<usize> {
@@ -268,8 +245,6 @@ impl ArenaLayout {
 }
 
 /// How the proof runs on the device.
-// Made once per SRS and size: its size does not matter.
-#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PlanKind {
     /// The whole SRS resident, the working buffers sized per proof.
@@ -336,8 +311,32 @@ impl fmt::Display for MemoryPlan {
     /// One line: `2^27 on 24.0 GiB: resident b_g2, b_g1; streamed h, l, a in chunks of 2^22
     /// points (2 slots); 21.3 GiB`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "2^{} on {:.1} GiB: ", self.shape.lg_n, gib(self.budget))?;
-        match &self.kind {
+        write!(
+            f,
+            "2^{} on {:.1} GiB: {}",
+            self.shape.lg_n,
+            gib(self.budget),
+            self.layout()
+        )
+    }
+}
+
+impl MemoryPlan {
+    /// What the plan keeps and streams, without the memory it was made on (which moves a
+    /// little between plans of the same SRS as other processes allocate).
+    pub fn layout(&self) -> PlanLayout<'_> {
+        PlanLayout(self)
+    }
+}
+
+/// [`MemoryPlan::layout`]: `resident b_g1; streamed h, l, a, b_g2 in chunks of 2^24 points (3
+/// slots); 15.2 GiB`.
+pub struct PlanLayout<'a>(&'a MemoryPlan);
+
+impl fmt::Display for PlanLayout<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let plan = self.0;
+        match &plan.kind {
             PlanKind::AllResident => write!(f, "the whole SRS resident")?,
             PlanKind::Streamed {
                 resident,
@@ -357,16 +356,13 @@ impl fmt::Display for MemoryPlan {
                 if layout.polys == 2 {
                     write!(f, ", H in two buffers")?;
                 }
-                match (&layout.h_accumulate, &layout.tail_accumulate) {
-                    (Some(_), Some(_)) => write!(f, ", H and tail MSMs accumulated")?,
-                    (Some(_), None) => write!(f, ", H MSM accumulated")?,
-                    (None, Some(_)) => write!(f, ", tail MSMs accumulated")?,
-                    (None, None) => {}
+                if layout.h_accumulate.is_some() {
+                    write!(f, ", H MSM accumulated")?;
                 }
                 write!(f, ")")?;
             }
         }
-        write!(f, "; {:.1} GiB", gib(self.total_bytes()))
+        write!(f, "; {:.1} GiB", gib(plan.total_bytes()))
     }
 }
 
@@ -547,11 +543,11 @@ pub fn plan(req: &PlanRequest) -> Result<MemoryPlan, NoFit> {
         for polys in [3, 2] {
             for &chunk in &chunks {
                 for (slots, accumulate) in [(2, false), (3, false), (2, true), (3, true)] {
+                    if accumulate && resident.contains(Query::H) {
+                        continue;
+                    }
                     let layout = arena_layout(req, resident, polys, chunk, slots, accumulate);
-                    if accumulate
-                        && layout.h_accumulate.is_none()
-                        && layout.tail_accumulate.is_none()
-                    {
+                    if accumulate && layout.h_accumulate.is_none() {
                         continue;
                     }
                     let results = results_bytes(&shape, resident, chunk, MAX_GROUP);
@@ -633,26 +629,14 @@ pub(crate) fn arena_layout(
     // The other queries go chunk by chunk, resident or not: a chunk's batch addition and its
     // tail MSM (at most one scalar per point).
     let mut ws = h_ws;
-    let mut batch_ws = 0;
     for q in [Query::L, Query::A, Query::BG1, Query::BG2] {
         let curve = q.curve();
         let m = shape.points(q).min(chunk_for(curve, chunk));
-        batch_ws = batch_ws.max(kernel_sizes::batch_add_workspace(curve, m));
+        ws = ws.max(kernel_sizes::batch_add_workspace(curve, m));
         if curve == Curve::G1 || req.g2_tail_on_gpu {
             // A chunk's tail has any count up to the chunk's points.
             ws = ws.max(kernel_sizes::msm_workspace_up_to(curve, m, req.msm_code));
         }
-    }
-    ws = ws.max(batch_ws);
-    // Accumulated tails need the query pass to leave the workspace's start alone: H resident
-    // (its MSM ran before) or accumulated in its own workspace.
-    let tails = (accumulate
-        && req.accumulate_tails
-        && (resident.contains(Query::H) || h_accumulate.is_some()))
-    .then(|| tail_accumulation(req, chunk))
-    .flatten();
-    if let Some((_, _, bytes)) = tails {
-        ws = ws.max(align(bytes) + batch_ws);
     }
     // A slot holds one chunk of the longest streamed query, a side buffer one circuit's slices
     // for one chunk of any query but H.
@@ -671,15 +655,6 @@ pub(crate) fn arena_layout(
     let mut at = align(poly);
     let workspace = at..at + ws.max(1);
     at = align(workspace.end);
-    let tail_accumulate = tails.map(|(g1, g2, bytes)| {
-        let buckets = workspace.start..workspace.start + bytes;
-        TailAccumulation {
-            g1,
-            g2,
-            scratch: align(buckets.end)..workspace.end,
-            buckets,
-        }
-    });
     let h_accumulate = h_accumulate.map(|(n_cap, code, bytes)| {
         let ws = at..at + bytes;
         at = align(ws.end);
@@ -705,7 +680,6 @@ pub(crate) fn arena_layout(
         polys,
         workspace,
         h_accumulate,
-        tail_accumulate,
         slots: slot_ranges,
         sides: [side_a, side_b],
         bytes: at.max(polys as usize * poly),
@@ -718,50 +692,17 @@ pub(crate) fn arena_layout(
 /// chunk sorts and adds into every bucket, so the whole MSM's 20-bit windows (2^19 buckets
 /// each) cost a 2^27 MSM in chunks of 2^24 2221 ms against 1025 with 16-bit ones (H100).
 fn h_accumulation(req: &PlanRequest, chunk: usize) -> Option<(usize, i32, usize)> {
-    let n_cap = req.shape.points(Query::H).min(chunk);
-    accumulation(Curve::G1, n_cap, req.msm_code).map(|((n_cap, code), bytes)| (n_cap, code, bytes))
-}
-
-/// An MSM of `curve` accumulated over chunks of at most `n_cap` scalars with the window one chunk
-/// would take: (`n_cap`, the launcher code `msm_code` with that window forced) and its
-/// workspace bytes; None where the kernels cannot accumulate it.
-pub fn accumulation(curve: Curve, n_cap: usize, msm_code: i32) -> Option<((usize, i32), usize)> {
-    let window = accumulation_window(n_cap, msm_code);
-    if n_cap == 0 || window == 0 {
+    let h = req.shape.points(Query::H);
+    let n_cap = h.min(chunk);
+    let window = accumulation_window(n_cap, req.msm_code);
+    if h == 0 || window == 0 {
         return None;
     }
-    let code = (msm_code & !(0xff << 8)) | (window as i32) << 8;
-    match kernel_sizes::msm_accumulate_workspace(curve, n_cap, code) {
+    let code = (req.msm_code & !(0xff << 8)) | (window as i32) << 8;
+    match kernel_sizes::msm_accumulate_workspace(Curve::G1, n_cap, code) {
         0 => None,
-        bytes => Some(((n_cap, code), bytes)),
+        bytes => Some((n_cap, code, bytes)),
     }
-}
-
-/// The accumulated tail MSMs over chunks of `chunk` G1 points (G2 chunks hold half as many):
-/// the G1 tails' (chunk length, launcher code), the G2 tail's where it runs on the GPU and the
-/// kernels accumulate it, and the buckets' bytes (the larger of the two); None where the G1
-/// tails cannot accumulate. A chunk's tail has any count up to the chunk's points; the window is
-/// the one an MSM of a whole chunk would take.
-type TailShape = ((usize, i32), Option<(usize, i32)>, usize);
-fn tail_accumulation(req: &PlanRequest, chunk: usize) -> Option<TailShape> {
-    let shape = &req.shape;
-    let longest = |curve: Curve| {
-        [Query::L, Query::A, Query::BG1, Query::BG2]
-            .iter()
-            .filter(|q| q.curve() == curve)
-            .map(|&q| shape.points(q).min(chunk_for(curve, chunk)))
-            .max()
-            .unwrap_or(0)
-    };
-    let of = |curve: Curve| accumulation(curve, longest(curve), req.msm_code);
-    let (g1, g1_bytes) = of(Curve::G1)?;
-    let g2 = if req.g2_tail_on_gpu {
-        of(Curve::G2)
-    } else {
-        None
-    };
-    let bytes = g1_bytes.max(g2.map_or(0, |(_, b)| b));
-    Some((g1, g2.map(|(s, _)| s), bytes))
 }
 
 /// The window of an H MSM accumulated over chunks of `n_cap` points (0: none fits): the one an
@@ -821,42 +762,7 @@ fn modelled_cost(p: &MemoryPlan) -> f64 {
         0.0
     };
     stream_s + polys_s + chunks as f64 * MODEL_CHUNK_S - slots_bonus
-        + (h_msm_additions(p) + tail_reduction_additions(p)) / MODEL_ADDITIONS_PER_S
-}
-
-/// Curve additions the G1 tails save when they accumulate (negative), beside the per-chunk
-/// reductions that [`MODEL_CHUNK_S`] counts: each chunk's own reduction (with the window of a
-/// chunk's tail, PoRep's about a twelfth of its points) no longer runs; one per query does, and
-/// every chunk adds into each bucket.
-fn tail_reduction_additions(p: &MemoryPlan) -> f64 {
-    let PlanKind::Streamed {
-        chunk_points,
-        layout,
-        ..
-    } = &p.kind
-    else {
-        return 0.0;
-    };
-    let Some(acc) = &layout.tail_accumulate else {
-        return 0.0;
-    };
-    let buckets = |window: u32| -> f64 {
-        if window == 0 {
-            return 0.0;
-        }
-        256u32.div_ceil(window) as f64 * (1u64 << (window - 1)) as f64
-    };
-    let keys = buckets(((acc.g1.1 >> 8) & 0xff) as u32);
-    [Query::L, Query::A, Query::BG1]
-        .iter()
-        .map(|&q| {
-            let len = p.shape.points(q);
-            let per_chunk: f64 = chunk_ranges_len(len, *chunk_points)
-                .map(|m| 9.0 * buckets(kernel_sizes::msm_window_bits(m / 12, 0)))
-                .sum();
-            9.0 * keys + len.div_ceil(*chunk_points) as f64 * keys - per_chunk
-        })
-        .sum()
+        + h_msm_additions(p) / MODEL_ADDITIONS_PER_S
 }
 
 /// Curve additions of a plan's H MSM: one per point and window, and about nine per bucket of

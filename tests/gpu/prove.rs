@@ -560,24 +560,6 @@ impl Drop for G2Tail {
     }
 }
 
-/// Whether a streamed call of one circuit accumulates its tails
-/// (`settings::set_stream_tails_accumulate`) for the life of the guard, then what it was.
-struct StreamTails(bool);
-
-impl StreamTails {
-    fn set(on: bool) -> StreamTails {
-        let was = groth16_c2::settings::stream_tails_accumulate();
-        groth16_c2::settings::set_stream_tails_accumulate(on);
-        StreamTails(was)
-    }
-}
-
-impl Drop for StreamTails {
-    fn drop(&mut self) {
-        groth16_c2::settings::set_stream_tails_accumulate(self.0);
-    }
-}
-
 /// `start` + `finalize_timed` on the GPU with verification on; the proofs and the timings.
 fn prove_timed(
     srs: &Srs,
@@ -620,11 +602,9 @@ fn streamed_size(test: &str, log_n: u32) {
     let chunk = uneven_chunk(log_n);
     let _turn = gpu_turn();
     let _settings = StreamSettings::set(0, Some(chunk), true);
-    for (g2_on_gpu, tails) in [(true, false), (false, false), (true, true), (false, true)] {
+    for g2_on_gpu in [true, false] {
         let _g2 = G2Tail::set(g2_on_gpu);
-        let _tails = StreamTails::set(tails);
-        // Accumulated tails change calls of one circuit only.
-        for batch in if tails { 1..=1 } else { 1..=3 } {
+        for batch in 1..=3 {
             for gpu_index in [0, -1] {
                 let (got, t) = prove_timed(
                     &srs,
@@ -636,10 +616,9 @@ fn streamed_size(test: &str, log_n: u32) {
                 )
                 .unwrap_or_else(|e| panic!("streamed 2^{log_n}, batch of {batch}: {e}"));
                 let what = format!(
-                    "2^{log_n} streamed in chunks of {chunk} points, G2 tail on the {}, tails {}, \
-                     batch of {batch}, gpu_index {gpu_index}",
-                    if g2_on_gpu { "GPU" } else { "CPU" },
-                    if tails { "accumulated" } else { "per chunk" }
+                    "2^{log_n} streamed in chunks of {chunk} points, G2 tail on the {}, batch of \
+                     {batch}, gpu_index {gpu_index}",
+                    if g2_on_gpu { "GPU" } else { "CPU" }
                 );
                 check(&what, &srs, &got, &want, &witnesses);
                 assert_eq!(
@@ -708,7 +687,6 @@ fn streamed_proofs_under_a_limit_keep_what_fits() {
         chunk_points: None,
         resident_working: usize::MAX / 4,
         msm_code: 0,
-        accumulate_tails: groth16_c2::settings::stream_tails_accumulate(),
     };
     let lo = memory_plan::minimum_bytes(&request(0));
     let plan = (0..4096)

@@ -52,7 +52,6 @@ pub struct PlanKey {
     pub g2_tail_on_gpu: bool,
     pub chunk_points: Option<usize>,
     pub msm_code: i32,
-    pub accumulate_tails: bool,
 }
 
 impl PlannedFor {

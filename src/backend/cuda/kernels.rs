@@ -598,20 +598,17 @@ pub unsafe fn index_rebase(index: *mut c_void, n: usize, base: u32, stream: &Str
     )
 }
 
-/// Queues the addition of one chunk's MSM (`n` Montgomery-form or canonical scalars with
-/// point `index[k]`, or k when `index` is null; `n <= n_cap`) to the MSM accumulated in
-/// `workspace` (`first`: from the identity); `code` forces the window (see
-/// `g16_msm_accumulate`).
+/// Queues the addition of one chunk's G1 MSM (`n` Montgomery-form or canonical scalars with
+/// point k, `n <= n_cap`) to the MSM accumulated in `workspace` (`first`: from the identity);
+/// `code` forces the window (see `g16_msm_accumulate`).
 ///
 /// # Safety
 /// Every pointer must be a live device allocation of the size `g16_msm_accumulate` documents,
 /// and nothing else may use the workspace until [`msm_accumulated`].
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn msm_accumulate(
-    curve: Curve,
     points: *const c_void,
     n_points: usize,
-    index: *const u32,
     scalars: *const c_void,
     montgomery: bool,
     n: usize,
@@ -625,10 +622,10 @@ pub unsafe fn msm_accumulate(
     launched(
         "g16_msm_accumulate",
         ffi::g16_msm_accumulate(
-            curve as i32,
+            Curve::G1 as i32,
             points,
             n_points,
-            index,
+            std::ptr::null(),
             scalars,
             montgomery as i32,
             n,
@@ -642,12 +639,11 @@ pub unsafe fn msm_accumulate(
     )
 }
 
-/// Queues the reduction of an accumulated MSM into `result` (one XYZZ point of `curve`).
+/// Queues the reduction of an accumulated G1 MSM into `result` (one XYZZ point).
 ///
 /// # Safety
-/// As [`msm_accumulate`], with the same `curve`, `n_cap` and `code`.
+/// As [`msm_accumulate`], with the same `n_cap` and `code`.
 pub unsafe fn msm_accumulated(
-    curve: Curve,
     n_cap: usize,
     code: i32,
     workspace: *mut c_void,
@@ -658,7 +654,7 @@ pub unsafe fn msm_accumulated(
     launched(
         "g16_msm_accumulated",
         ffi::g16_msm_accumulated(
-            curve as i32,
+            Curve::G1 as i32,
             n_cap,
             code,
             workspace,

@@ -210,10 +210,8 @@ pub fn time_msm_g1_accumulated(
             // is sized for n_cap and code.
             unsafe {
                 kernels::msm_accumulate(
-                    kernels::Curve::G1,
                     d_points.as_ptr().cast::<G1Affine>().add(start).cast(),
                     m,
-                    std::ptr::null(),
                     d_scalars.as_ptr().cast::<Scalar>().add(start).cast(),
                     true,
                     m,
@@ -229,7 +227,6 @@ pub fn time_msm_g1_accumulated(
         // SAFETY: as above.
         unsafe {
             kernels::msm_accumulated(
-                kernels::Curve::G1,
                 n_cap,
                 code,
                 ws.as_mut_ptr(),
@@ -513,113 +510,6 @@ fn msm<C: GpuCurve, S>(
     args.bit_reversed = bit_reversed;
     // SAFETY: every buffer is live and sized as the launcher requires.
     unsafe { kernels::msm(&args, stream)? };
-    download_one::<C>(&result, stream)
-}
-
-/// `sum(scalars[k] * points[indices[k]])` (canonical scalars, indices ascending) as a streamed
-/// one-circuit group runs a query's tail: the points in chunks of `chunk`, each chunk's entries
-/// rebased to it and added into one accumulation (the window of a whole chunk), reduced once.
-pub fn tail_msm_g1_accumulated(
-    device: usize,
-    points: &[G1Affine],
-    indices: &[u32],
-    scalars: &[blst_scalar],
-    chunk: usize,
-) -> Result<G1Projective> {
-    tail_msm_accumulated::<G1>(device, points, indices, scalars, chunk)
-}
-
-/// As [`tail_msm_g1_accumulated`], over G2.
-pub fn tail_msm_g2_accumulated(
-    device: usize,
-    points: &[G2Affine],
-    indices: &[u32],
-    scalars: &[blst_scalar],
-    chunk: usize,
-) -> Result<G2Projective> {
-    tail_msm_accumulated::<G2>(device, points, indices, scalars, chunk)
-}
-
-fn tail_msm_accumulated<C: GpuCurve>(
-    device: usize,
-    points: &[C::Affine],
-    indices: &[u32],
-    scalars: &[blst_scalar],
-    chunk: usize,
-) -> Result<C::Projective> {
-    assert_eq!(indices.len(), scalars.len(), "one index per scalar");
-    assert!(chunk > 0 && indices.windows(2).all(|w| w[0] < w[1]));
-    if points.is_empty() {
-        return Ok(C::Projective::identity());
-    }
-    let n_cap = chunk.min(points.len());
-    let msm_code = kernels::configured_msm_code();
-    let Some(((n_cap, code), ws_bytes)) =
-        crate::backend::memory_plan::accumulation(C::CURVE, n_cap, msm_code)
-    else {
-        return Err(Error::invalid(format!(
-            "the kernels cannot accumulate chunks of {n_cap} {:?} points",
-            C::CURVE
-        )));
-    };
-    let mut guard = lock_device(device)?;
-    let state = guard.as_mut().expect("lock_device creates the state");
-    let stream = &state.compute;
-    let d_points = upload(points, stream)?;
-    let mut ws = DeviceBuffer::<u8>::new(ws_bytes)?;
-    let mut result = DeviceBuffer::<C::Xyzz>::new(1)?;
-    // Each chunk's entries, rebased on the host (the streamed path rebases on the device).
-    let mut parts = Vec::new();
-    for start in (0..points.len()).step_by(n_cap) {
-        let end = (start + n_cap).min(points.len());
-        let lo = indices.partition_point(|&i| (i as usize) < start);
-        let hi = indices.partition_point(|&i| (i as usize) < end);
-        if lo < hi {
-            let idx: Vec<u32> = indices[lo..hi].iter().map(|&i| i - start as u32).collect();
-            parts.push((
-                start,
-                end - start,
-                upload(&idx, stream)?,
-                upload(scalar_bytes(&scalars[lo..hi]), stream)?,
-            ));
-        }
-    }
-    if parts.is_empty() {
-        return Ok(C::Projective::identity());
-    }
-    for (j, (start, m, d_idx, d_sc)) in parts.iter().enumerate() {
-        // SAFETY: the chunk's points, indices and scalars lie in the uploaded buffers; the
-        // workspace is sized for n_cap and code.
-        unsafe {
-            kernels::msm_accumulate(
-                C::CURVE,
-                d_points.as_ptr().cast::<C::Affine>().add(*start).cast(),
-                *m,
-                d_idx.as_ptr().cast(),
-                d_sc.as_ptr(),
-                false,
-                d_idx.len(),
-                n_cap,
-                code,
-                ws.as_mut_ptr(),
-                ws.len(),
-                j == 0,
-                stream,
-            )?
-        };
-    }
-    // SAFETY: as above.
-    unsafe {
-        kernels::msm_accumulated(
-            C::CURVE,
-            n_cap,
-            code,
-            ws.as_mut_ptr(),
-            ws.len(),
-            result.as_mut_ptr(),
-            stream,
-        )?
-    };
     download_one::<C>(&result, stream)
 }
 

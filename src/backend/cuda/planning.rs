@@ -2,7 +2,10 @@
 //! the device has for this process, keeps it while the SRS and the settings that size it stay
 //! the same, and says once on stderr what it is.
 
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
+
+use parking_lot::Mutex;
 
 use super::device::{self, DeviceState, PlanKey, PlannedFor};
 use super::kernels;
@@ -26,7 +29,6 @@ fn key_now(first: Option<&CircuitSplit>) -> PlanKey {
         g2_tail_on_gpu,
         chunk_points: chunk_override(),
         msm_code: kernels::configured_msm_code(),
-        accumulate_tails: crate::settings::stream_tails_accumulate(),
     }
 }
 
@@ -54,7 +56,6 @@ fn request(srs: &Srs, key: &PlanKey, tails: [usize; 3], budget: usize) -> PlanRe
             key.msm_code,
         ),
         msm_code: key.msm_code,
-        accumulate_tails: key.accumulate_tails,
     }
 }
 
@@ -133,10 +134,22 @@ fn no_fit(device: usize, e: NoFit, key: &PlanKey) -> Error {
     Error::OutOfDeviceMemory(format!("GPU {device}: {e}{all}{why}"))
 }
 
-/// Says what a new plan does, once per SRS and size (plans are kept while they hold).
+/// Plans said on stderr: (device, SRS file, what the plan keeps and streams).
+static ANNOUNCED: Mutex<Vec<(usize, PathBuf, String)>> = Mutex::new(Vec::new());
+
+/// Says what a new plan does, once per device, SRS and layout: a process proving with several
+/// SRSs plans again at each switch (a device keeps one SRS's plan), and says nothing new.
 fn announce(device: usize, srs: &Srs, plan: &MemoryPlan) {
     if crate::telemetry::quiet() {
         return;
+    }
+    let said = (device, srs.path.clone(), plan.layout().to_string());
+    {
+        let mut announced = ANNOUNCED.lock();
+        if announced.contains(&said) {
+            return;
+        }
+        announced.push(said);
     }
     let how = match plan.kind {
         PlanKind::AllResident => "",

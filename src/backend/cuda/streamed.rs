@@ -453,6 +453,18 @@ impl Context {
         // SAFETY: slots lie inside the results buffer sized for the group.
         unsafe { self.results.cast::<u8>().add(at).cast() }
     }
+
+    fn workspace(&self) -> (*mut c_void, usize) {
+        let ws = &self.plan.layout.workspace;
+        (
+            self.ptr(Mem {
+                space: Space::Arena,
+                offset: ws.start,
+                bytes: ws.len(),
+            }),
+            ws.len(),
+        )
+    }
 }
 
 /// What an op's pair of timing events measured.
@@ -671,9 +683,8 @@ impl Executor {
                     n_points,
                     bitmap,
                     result,
-                    workspace,
                 } => {
-                    let (ws, ws_len) = (ctx.ptr(workspace), workspace.bytes);
+                    let (ws, ws_len) = ctx.workspace();
                     let (p, b, r) = (ctx.ptr(points), ctx.ptr(bitmap), ctx.result(result));
                     self.timed(Timed::Kernel(Stage::BatchAdd), compute, || {
                         // SAFETY: every range lies in the group's memory, sized by the plan.
@@ -692,71 +703,62 @@ impl Executor {
                     })?;
                 }
                 Op::MsmAccumulate {
-                    curve,
                     points,
                     n_points,
-                    index,
                     scalars,
-                    montgomery,
                     n,
                     first,
-                    acc,
-                    stage,
+                    workspace,
                 } => {
-                    let (p, sc, ws) = (ctx.ptr(points), ctx.ptr(scalars), ctx.ptr(acc.workspace));
-                    let index = index.map_or(std::ptr::null(), |m| ctx.ptr(m).cast_const().cast());
+                    let acc = ctx.plan.layout.h_accumulate.as_ref();
+                    let acc = acc.expect("an accumulating plan");
+                    let (p, sc, ws) = (ctx.ptr(points), ctx.ptr(scalars), ctx.ptr(workspace));
                     let run = || {
                         // SAFETY: the ranges lie in the arena; the workspace is the plan's
                         // accumulation region, sized for n_cap and code.
                         unsafe {
                             kernels::msm_accumulate(
-                                curve,
                                 p,
                                 n_points,
-                                index,
                                 sc,
-                                montgomery,
+                                true,
                                 n,
                                 acc.n_cap,
                                 acc.code,
                                 ws,
-                                acc.workspace.bytes,
+                                workspace.bytes,
                                 first,
                                 compute,
                             )
                         }
                     };
-                    if stage == Stage::H && !time_h {
-                        run()?;
+                    if time_h {
+                        self.timed(Timed::Kernel(Stage::H), compute, run)?;
                     } else {
-                        self.timed(Timed::Kernel(stage), compute, run)?;
+                        run()?;
                     }
                 }
-                Op::MsmAccumulated {
-                    curve,
-                    acc,
-                    result,
-                    stage,
-                } => {
-                    let (ws, r) = (ctx.ptr(acc.workspace), ctx.result(result));
+                Op::MsmAccumulated { workspace, result } => {
+                    let acc = ctx.plan.layout.h_accumulate.as_ref();
+                    let acc = acc.expect("an accumulating plan");
+                    let (ws, r) = (ctx.ptr(workspace), ctx.result(result));
                     let run = || {
                         // SAFETY: as above; the result slot lies in the results buffer.
                         unsafe {
                             kernels::msm_accumulated(
-                                curve,
                                 acc.n_cap,
                                 acc.code,
                                 ws,
-                                acc.workspace.bytes,
+                                workspace.bytes,
                                 r,
                                 compute,
                             )
                         }
                     };
-                    if stage == Stage::H && !time_h {
-                        run()?;
+                    if time_h {
+                        self.timed(Timed::Kernel(Stage::H), compute, run)?;
                     } else {
-                        self.timed(Timed::Kernel(stage), compute, run)?;
+                        run()?;
                     }
                 }
                 Op::Msm {
@@ -770,9 +772,8 @@ impl Executor {
                     bit_reversed,
                     result,
                     stage,
-                    workspace,
                 } => {
-                    let (ws, ws_len) = (ctx.ptr(workspace), workspace.bytes);
+                    let (ws, ws_len) = ctx.workspace();
                     let args = MsmArgs {
                         curve,
                         points: ctx.ptr(points),

@@ -14,7 +14,6 @@ fn request(lg_n: u32, budget: usize) -> PlanRequest {
         chunk_points: None,
         resident_working: resident_working_bytes(&shape, tails, true, 0),
         msm_code: 0,
-        accumulate_tails: true,
     }
 }
 
@@ -33,11 +32,6 @@ fn check_layout(layout: &ArenaLayout) {
     regions.sort_by_key(|r| r.start);
     for w in regions.windows(2) {
         assert!(w[0].end <= w[1].start, "{:?} overlaps {:?}", w[0], w[1]);
-    }
-    if let Some(t) = &layout.tail_accumulate {
-        let ws = &layout.workspace;
-        assert!(ws.start <= t.buckets.start && t.buckets.end <= t.scratch.start);
-        assert!(t.scratch.end <= ws.end, "{t:?} outside {ws:?}");
     }
     assert!(layout.polys == 2 || layout.polys == 3);
     assert!(layout.poly(layout.polys - 1).end <= layout.bytes);
@@ -69,38 +63,13 @@ fn check_chunk_msms(req: &PlanRequest, resident: QuerySet, layout: &ArenaLayout,
             fits(q.curve(), n);
         }
     }
-    // Batch additions at each chunk's exact length (their threads per word change with it),
-    // beside the tails' buckets when they accumulate.
-    let scratch = layout
-        .tail_accumulate
-        .as_ref()
-        .map_or(ws, |t| t.scratch.len());
+    // Batch additions at each chunk's exact length (their threads per word change with it).
     for q in [Query::L, Query::A, Query::BG1, Query::BG2] {
         for m in chunk_ranges_len(req.shape.points(q), chunk_for(q.curve(), chunk)) {
             let need = kernel_sizes::batch_add_workspace(q.curve(), m);
             assert!(
-                need <= scratch,
-                "a batch addition of {m} points needs {need} bytes of {scratch}"
-            );
-        }
-    }
-    // Accumulated tails: every chunk's tail within the accumulation's count, its buckets within
-    // theirs.
-    if let Some(t) = &layout.tail_accumulate {
-        for q in [Query::L, Query::A, Query::BG1, Query::BG2] {
-            let acc = match q.curve() {
-                Curve::G1 => Some(t.g1),
-                Curve::G2 => t.g2,
-            };
-            let Some((n_cap, code)) = acc else {
-                continue;
-            };
-            let m = req.shape.points(q).min(chunk_for(q.curve(), chunk));
-            assert!(m <= n_cap, "a {q:?} chunk of {m} points past {n_cap}");
-            let need = kernel_sizes::msm_accumulate_workspace(q.curve(), n_cap, code);
-            assert!(
-                need > 0 && need <= t.buckets.len(),
-                "{q:?}: {need} of {t:?}"
+                need <= ws,
+                "a batch addition of {m} points needs {need} bytes of {ws}"
             );
         }
     }
@@ -245,51 +214,26 @@ fn an_accumulated_h_msm_takes_the_window_of_its_chunks() {
 }
 
 #[test]
-fn streamed_partitions_accumulate_their_tails() {
-    // A 2^27 partition's tails are a few percent of each chunk: reduced chunk by chunk, their
-    // reductions cost about as much as their additions. Every streamed plan from 11 GiB up
-    // accumulates them, G2's too, within the memory the per-chunk tails took (under 10 GiB the H
-    // MSM's own buckets do not fit, and its chunks, among the query chunks, take the whole
-    // workspace).
-    for gib in [11, 16, 24, 48, 56] {
-        let req = request(27, gib * GIB);
-        let p = plan(&req).unwrap();
-        let PlanKind::Streamed { layout, .. } = &p.kind else {
-            panic!("{p}");
-        };
-        let t = layout
-            .tail_accumulate
-            .as_ref()
-            .unwrap_or_else(|| panic!("{p}"));
-        assert!(t.g2.is_some(), "{p}");
-        assert!(p.to_string().contains("tail MSMs accumulated"), "{p}");
-        // Set off, no tails accumulate (the plans as before the setting); on, the plan has
-        // those layouts and more to choose from.
-        let off = plan(&PlanRequest {
-            accumulate_tails: false,
-            ..req
-        })
-        .unwrap();
-        let PlanKind::Streamed { layout: l2, .. } = &off.kind else {
-            panic!("{off}");
-        };
-        assert!(l2.tail_accumulate.is_none(), "{off}");
-        assert!(
-            modelled_cost(&p) <= modelled_cost(&off),
-            "{off} against {p}"
-        );
-    }
-    // The accumulation needs no more memory than the chunk-by-chunk tails.
-    let req = request(27, usize::MAX);
-    for chunk in [1 << 22, 1 << 23, 1 << 24] {
-        let without = arena_layout(&req, QuerySet::NONE, 2, chunk, 2, false);
-        let with = arena_layout(&req, QuerySet::NONE, 2, chunk, 2, true);
-        assert!(with.tail_accumulate.is_some());
-        assert_eq!(
-            with.workspace.len(),
-            without.workspace.len(),
-            "2^{}",
-            chunk.ilog2()
-        );
-    }
+fn a_plans_layout_leaves_out_the_memory_it_was_made_on() {
+    // The same plan made on slightly different free memory (another process allocating) says
+    // the same layout, so it is announced once; the full line still names the memory.
+    let on_40 = plan(&request(20, 40 * GIB)).unwrap();
+    let on_41 = plan(&request(20, 41 * GIB)).unwrap();
+    assert_eq!(on_40.kind, PlanKind::AllResident);
+    assert_eq!(on_40.layout().to_string(), on_41.layout().to_string());
+    assert_ne!(on_40.to_string(), on_41.to_string());
+    assert_eq!(
+        on_40.to_string(),
+        format!("2^20 on 40.0 GiB: {}", on_40.layout())
+    );
+    // A different layout reads differently.
+    let streamed = plan(&request(27, 16 * GIB)).unwrap();
+    assert!(
+        streamed
+            .layout()
+            .to_string()
+            .starts_with("resident b_g1; streamed"),
+        "{streamed}"
+    );
+    assert_ne!(streamed.layout().to_string(), on_40.layout().to_string());
 }

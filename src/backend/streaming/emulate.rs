@@ -226,60 +226,12 @@ impl Machine<'_> {
         }
     }
 
-    /// Junk over `ws`, as the kernels leave their workspace.
-    fn scribble(&mut self, ws: Mem) {
+    fn scribble_workspace(&mut self) {
+        let ws = self.plan.layout.workspace.clone();
         self.junk = self.junk.wrapping_mul(6364136223846793005).wrapping_add(1);
         let junk = self.junk;
-        let bytes = self.arena_mut(ws);
-        for b in bytes.chunks_mut(8) {
-            b.copy_from_slice(&junk.to_le_bytes()[..b.len()]);
-        }
-    }
-
-    /// An MSM as [`Op::Msm`] describes it.
-    #[allow(clippy::too_many_arguments)]
-    fn msm(
-        &self,
-        curve: Curve,
-        points: Mem,
-        n_points: usize,
-        index: Option<Mem>,
-        scalars: Mem,
-        montgomery: bool,
-        n: usize,
-        bit_reversed: u32,
-    ) -> Sum {
-        let scalars: Vec<blst_scalar> = if montgomery {
-            let s: Vec<Scalar> = self.read(scalars);
-            s[..n]
-                .iter()
-                .map(|x| blst_scalar { b: x.to_bytes_le() })
-                .collect()
-        } else {
-            let mut s = self.read::<blst_scalar>(scalars);
-            s.truncate(n);
-            s
-        };
-        let idx: Vec<u32> = match index {
-            Some(mem) => self.read::<u32>(mem)[..n].to_vec(),
-            None if bit_reversed != 0 => (0..n).map(|k| bitrev(k, bit_reversed) as u32).collect(),
-            None => (0..n as u32).collect(),
-        };
-        // Indices at or past n_points count as the identity.
-        let (idx, scalars): (Vec<u32>, Vec<blst_scalar>) = idx
-            .into_iter()
-            .zip(scalars)
-            .filter(|(i, _)| (*i as usize) < n_points)
-            .unzip();
-        match curve {
-            Curve::G1 => {
-                let pts: Vec<G1Affine> = self.read(points);
-                Sum::G1(CpuBackend.g1_msm(&pts, &idx, &scalars).unwrap())
-            }
-            Curve::G2 => {
-                let pts: Vec<G2Affine> = self.read(points);
-                Sum::G2(CpuBackend.g2_msm(&pts, &idx, &scalars).unwrap())
-            }
+        for w in &mut self.arena[ws.start / 8..ws.end / 8] {
+            *w = junk;
         }
     }
 
@@ -345,7 +297,6 @@ impl Machine<'_> {
                 n_points,
                 bitmap,
                 result,
-                workspace,
             } => {
                 let mut words: Vec<u64> = self.read(bitmap);
                 words.truncate(n_points.div_ceil(64));
@@ -368,53 +319,35 @@ impl Machine<'_> {
                         self.g2[result.index] = Some(CpuBackend.g2_sum(&pts, &ones).unwrap());
                     }
                 }
-                self.scribble(workspace);
+                self.scribble_workspace();
             }
             Op::MsmAccumulate {
-                curve,
                 points,
                 n_points,
-                index,
                 scalars,
-                montgomery,
                 n,
                 first,
-                acc,
-                ..
+                workspace,
             } => {
-                assert!(n <= acc.n_cap, "a chunk of {n} scalars past {}", acc.n_cap);
-                let chunk = self.msm(curve, points, n_points, index, scalars, montgomery, n, 0);
+                let s: Vec<Scalar> = self.read(scalars);
+                let s: Vec<blst_scalar> = s[..n]
+                    .iter()
+                    .map(|x| blst_scalar { b: x.to_bytes_le() })
+                    .collect();
+                let pts: Vec<G1Affine> = self.read(points);
+                let idx: Vec<u32> = (0..n.min(n_points) as u32).collect();
+                let chunk = CpuBackend.g1_msm(&pts, &idx, &s[..idx.len()]).unwrap();
                 // The running sum lives in the accumulation's workspace, as its buckets do.
-                let ws = acc.workspace;
-                match chunk {
-                    Sum::G1(p) => {
-                        let sum = if first {
-                            p
-                        } else {
-                            self.read::<G1Projective>(ws)[0] + p
-                        };
-                        self.write(ws, &[sum]);
-                    }
-                    Sum::G2(p) => {
-                        let sum = if first {
-                            p
-                        } else {
-                            self.read::<G2Projective>(ws)[0] + p
-                        };
-                        self.write(ws, &[sum]);
-                    }
-                }
+                let sum = if first {
+                    chunk
+                } else {
+                    self.read::<G1Projective>(workspace)[0] + chunk
+                };
+                self.write(workspace, &[sum]);
             }
-            Op::MsmAccumulated {
-                curve, acc, result, ..
-            } => match curve {
-                Curve::G1 => {
-                    self.g1[result.index] = Some(self.read::<G1Projective>(acc.workspace)[0]);
-                }
-                Curve::G2 => {
-                    self.g2[result.index] = Some(self.read::<G2Projective>(acc.workspace)[0]);
-                }
-            },
+            Op::MsmAccumulated { workspace, result } => {
+                self.g1[result.index] = Some(self.read::<G1Projective>(workspace)[0]);
+            }
             Op::Msm {
                 curve,
                 points,
@@ -425,32 +358,48 @@ impl Machine<'_> {
                 n,
                 bit_reversed,
                 result,
-                workspace,
                 ..
             } => {
-                match self.msm(
-                    curve,
-                    points,
-                    n_points,
-                    index,
-                    scalars,
-                    montgomery,
-                    n,
-                    bit_reversed,
-                ) {
-                    Sum::G1(p) => self.g1[result.index] = Some(p),
-                    Sum::G2(p) => self.g2[result.index] = Some(p),
+                let scalars: Vec<blst_scalar> = if montgomery {
+                    let s: Vec<Scalar> = self.read(scalars);
+                    s[..n]
+                        .iter()
+                        .map(|x| blst_scalar { b: x.to_bytes_le() })
+                        .collect()
+                } else {
+                    let mut s = self.read::<blst_scalar>(scalars);
+                    s.truncate(n);
+                    s
+                };
+                let idx: Vec<u32> = match index {
+                    Some(mem) => self.read::<u32>(mem)[..n].to_vec(),
+                    None if bit_reversed != 0 => {
+                        (0..n).map(|k| bitrev(k, bit_reversed) as u32).collect()
+                    }
+                    None => (0..n as u32).collect(),
+                };
+                // Indices at or past n_points count as the identity.
+                let (idx, scalars): (Vec<u32>, Vec<blst_scalar>) = idx
+                    .into_iter()
+                    .zip(scalars)
+                    .filter(|(i, _)| (*i as usize) < n_points)
+                    .unzip();
+                match curve {
+                    Curve::G1 => {
+                        let pts: Vec<G1Affine> = self.read(points);
+                        self.g1[result.index] =
+                            Some(CpuBackend.g1_msm(&pts, &idx, &scalars).unwrap());
+                    }
+                    Curve::G2 => {
+                        let pts: Vec<G2Affine> = self.read(points);
+                        self.g2[result.index] =
+                            Some(CpuBackend.g2_msm(&pts, &idx, &scalars).unwrap());
+                    }
                 }
-                self.scribble(workspace);
+                self.scribble_workspace();
             }
         }
     }
-}
-
-/// An MSM's sum on either curve.
-enum Sum {
-    G1(G1Projective),
-    G2(G2Projective),
 }
 
 fn split_of(s: &CircuitSplit, i: usize) -> &crate::split::QuerySplit {

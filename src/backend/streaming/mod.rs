@@ -24,7 +24,7 @@ use group::Group;
 
 use super::kernel_sizes::Curve;
 use super::memory_plan::{
-    chunk_for, ArenaLayout, MemoryPlan, PlanKind, ProofShape, Query, QuerySet, TailAccumulation,
+    chunk_for, ArenaLayout, MemoryPlan, PlanKind, ProofShape, Query, QuerySet,
 };
 use crate::split::QuerySplit;
 
@@ -204,31 +204,19 @@ pub enum Op {
         bit_reversed: u32,
         result: Slot,
         stage: Stage,
-        workspace: Mem,
     },
-    /// Adds `sum s_k points[idx(k)]` over `n` scalars (`idx` as for [`Op::Msm`], no bit
-    /// reversal) to the MSM accumulated in `workspace` (`first`: from the identity), laid out
-    /// for chunks of at most `n_cap` scalars with launcher code `code` (see the plan's
-    /// `HAccumulation` and `TailAccumulation`).
+    /// Adds `sum s_k points[k]` over `n` Montgomery-form scalars to the H MSM accumulated in
+    /// `workspace` (`first`: from the identity); see the plan's `HAccumulation`.
     MsmAccumulate {
-        curve: Curve,
         points: Mem,
         n_points: usize,
-        index: Option<Mem>,
         scalars: Mem,
-        montgomery: bool,
         n: usize,
         first: bool,
-        acc: Accumulation,
-        stage: Stage,
+        workspace: Mem,
     },
-    /// The accumulated MSM's sum.
-    MsmAccumulated {
-        curve: Curve,
-        acc: Accumulation,
-        result: Slot,
-        stage: Stage,
-    },
+    /// The accumulated H MSM's sum.
+    MsmAccumulated { workspace: Mem, result: Slot },
     /// The sum of `points[i]` for every `i < n_points` whose bit is set in `bitmap`.
     BatchAdd {
         curve: Curve,
@@ -236,19 +224,9 @@ pub enum Op {
         n_points: usize,
         bitmap: Mem,
         result: Slot,
-        workspace: Mem,
     },
     /// `index[k] -= base` for `k < n` (a tail's indices made relative to a chunk).
     Rebase { index: Mem, n: usize, base: u32 },
-}
-
-/// An MSM accumulated over chunks: its workspace, and the chunk length and launcher code every
-/// call of it passes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Accumulation {
-    pub workspace: Mem,
-    pub n_cap: usize,
-    pub code: i32,
 }
 
 #[cfg(test)]
@@ -382,8 +360,6 @@ pub struct Builder {
     upload_bytes: usize,
     /// The circuit whose chunked H MSM waits for [`Builder::queries`].
     pending_h: Option<usize>,
-    /// The tails' accumulation while [`Builder::queries`] runs one for a group of one circuit.
-    tails: Option<TailAccumulation>,
 }
 
 impl Builder {
@@ -398,7 +374,6 @@ impl Builder {
             results: ResultMap::default(),
             upload_bytes: 0,
             pending_h: None,
-            tails: None,
         }
     }
 
@@ -510,33 +485,6 @@ impl Builder {
         Mem::arena(self.range(Region::Poly(i)))
     }
 
-    /// The whole shared workspace.
-    fn workspace(&self) -> Mem {
-        Mem::arena(self.range(Region::Workspace))
-    }
-
-    /// Where a batch addition runs: beside the tails' buckets when the plan has them.
-    fn batch_workspace(&self) -> Mem {
-        match &self.plan.layout.tail_accumulate {
-            Some(t) => Mem::arena(t.scratch.clone()),
-            None => self.workspace(),
-        }
-    }
-
-    /// The accumulation `curve`'s tails take in this pass, if they accumulate.
-    fn tail_accumulation(&self, curve: Curve) -> Option<Accumulation> {
-        let t = self.tails.as_ref()?;
-        let (n_cap, code) = match curve {
-            Curve::G1 => t.g1,
-            Curve::G2 => t.g2?,
-        };
-        Some(Accumulation {
-            workspace: Mem::arena(t.buckets.clone()),
-            n_cap,
-            code,
-        })
-    }
-
     /// The H step of circuit `circuit`, whose `a, b, c` hold `abc_lens` values. With
     /// `defer_msm` (the group's last circuit), an H MSM over streamed chunks is left to
     /// [`Builder::queries`], which interleaves it with the query chunks; `h` then stays in the
@@ -613,7 +561,6 @@ impl Builder {
                 bit_reversed: shape.lg_n,
                 result,
                 stage: Stage::H,
-                workspace: self.workspace(),
             });
             self.used(&[Region::Poly(0), Region::Workspace]);
             return;
@@ -646,16 +593,8 @@ impl Builder {
         let mut uploaded = 0;
         let h_chunks = chunks.iter().filter(|c| matches!(c, Chunk::H(..))).count();
         let mut h_done = 0;
-        let h_acc = self
-            .plan
-            .layout
-            .h_accumulate
-            .as_ref()
-            .map(|a| Accumulation {
-                workspace: Mem::arena(a.workspace.clone()),
-                n_cap: a.n_cap,
-                code: a.code,
-            });
+        let accumulate = self.plan.layout.h_accumulate.is_some();
+        let h_ws = Mem::arena(self.range(Region::HWorkspace));
         for c in chunks {
             match c {
                 Chunk::H(circuit, range) => {
@@ -666,26 +605,20 @@ impl Builder {
                     let m = range.len();
                     let points = Mem::arena(self.range(Region::Slot(slot))).sub(0, m * 96);
                     let scalars = self.poly(0).sub(range.start * 32, m * 32);
-                    if let Some(acc) = h_acc {
+                    if accumulate {
                         self.ops.push(Op::MsmAccumulate {
-                            curve: Curve::G1,
                             points,
                             n_points: m,
-                            index: None,
                             scalars,
-                            montgomery: true,
                             n: m,
                             first: h_done == 0,
-                            acc,
-                            stage: Stage::H,
+                            workspace: h_ws,
                         });
                         if h_done + 1 == h_chunks {
                             let result = self.result(Curve::G1, *circuit, Query::H);
                             self.ops.push(Op::MsmAccumulated {
-                                curve: Curve::G1,
-                                acc,
+                                workspace: h_ws,
                                 result,
-                                stage: Stage::H,
                             });
                         }
                         self.used(&[Region::Slot(slot), Region::HWorkspace]);
@@ -702,7 +635,6 @@ impl Builder {
                             bit_reversed: 0,
                             result,
                             stage: Stage::H,
-                            workspace: self.workspace(),
                         });
                         self.used(&[Region::Slot(slot), Region::Workspace]);
                     }
@@ -726,8 +658,7 @@ impl Builder {
         }
     }
 
-    /// The L, A and B queries of every circuit of the group, one pass over each query's points
-    /// (a group of one circuit accumulates each query's tail when the plan has the buckets).
+    /// The L, A and B queries of every circuit of the group, one pass over each query's points.
     pub fn queries(&mut self, circuits: &[CircuitQueries]) {
         // Every chunk some circuit has work in, all queries in turn, so that uploads run ahead
         // across the queries' boundaries too.
@@ -750,7 +681,6 @@ impl Builder {
                             circuit: c.circuit,
                             ones,
                             tail,
-                            tail_turn: TailTurn::default(),
                         })
                     })
                     .collect();
@@ -761,24 +691,6 @@ impl Builder {
                         side: SideLayout::for_chunk(len.min(chunk)),
                         work,
                     });
-                }
-            }
-        }
-        // One circuit's tails accumulate over each query's chunks: mark each query's first and
-        // last chunk with a tail.
-        self.tails = match circuits.len() {
-            1 => self.plan.layout.tail_accumulate.clone(),
-            _ => None,
-        };
-        if self.tails.is_some() {
-            for q in [Query::L, Query::A, Query::BG1, Query::BG2] {
-                let with_tail: Vec<usize> = (0..chunks.len())
-                    .filter(|&i| chunks[i].query == q)
-                    .filter(|&i| chunks[i].work.iter().any(|w| !w.tail.is_empty()))
-                    .collect();
-                if let (Some(&first), Some(&last)) = (with_tail.first(), with_tail.last()) {
-                    chunks[first].work[0].tail_turn.first = true;
-                    chunks[last].work[0].tail_turn.last = true;
                 }
             }
         }
@@ -860,7 +772,6 @@ impl Builder {
                     n_points: w.ones,
                     bitmap: side.sub(0, words * 8),
                     result,
-                    workspace: self.batch_workspace(),
                 });
             }
             if !tail.is_empty() {
@@ -870,53 +781,23 @@ impl Builder {
                     n: tail.len(),
                     base: range.start as u32,
                 });
-                let scalars = side.sub(chunk.side.scalars, tail.len() * 32);
-                let stage = if curve == Curve::G2 {
-                    Stage::G2Tail
-                } else {
-                    Stage::TailMsm
-                };
-                match self.tail_accumulation(curve) {
-                    Some(acc) => {
-                        self.ops.push(Op::MsmAccumulate {
-                            curve,
-                            points,
-                            n_points: m,
-                            index: Some(index),
-                            scalars,
-                            montgomery: false,
-                            n: tail.len(),
-                            first: w.tail_turn.first,
-                            acc,
-                            stage,
-                        });
-                        if w.tail_turn.last {
-                            let result = self.result(curve, w.circuit, q);
-                            self.ops.push(Op::MsmAccumulated {
-                                curve,
-                                acc,
-                                result,
-                                stage,
-                            });
-                        }
-                    }
-                    None => {
-                        let result = self.result(curve, w.circuit, q);
-                        self.ops.push(Op::Msm {
-                            curve,
-                            points,
-                            n_points: m,
-                            index: Some(index),
-                            scalars,
-                            montgomery: false,
-                            n: tail.len(),
-                            bit_reversed: 0,
-                            result,
-                            stage,
-                            workspace: self.workspace(),
-                        });
-                    }
-                }
+                let result = self.result(curve, w.circuit, q);
+                self.ops.push(Op::Msm {
+                    curve,
+                    points,
+                    n_points: m,
+                    index: Some(index),
+                    scalars: side.sub(chunk.side.scalars, tail.len() * 32),
+                    montgomery: false,
+                    n: tail.len(),
+                    bit_reversed: 0,
+                    result,
+                    stage: if curve == Curve::G2 {
+                        Stage::G2Tail
+                    } else {
+                        Stage::TailMsm
+                    },
+                });
             }
             self.used(&[Region::Side(k), Region::Workspace]);
         }
@@ -966,15 +847,6 @@ struct CircuitWork {
     circuit: usize,
     ones: usize,
     tail: Range<usize>,
-    tail_turn: TailTurn,
-}
-
-/// Where a chunk's tail stands in its query's accumulated tail MSM: the first to add (from the
-/// identity) and the last (then reduced).
-#[derive(Clone, Copy, Default)]
-struct TailTurn {
-    first: bool,
-    last: bool,
 }
 
 /// Uploads of chunks of points queued ahead into the slots, each slot reused once the kernels of

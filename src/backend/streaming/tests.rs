@@ -175,13 +175,10 @@ struct Case {
 /// scribbles on), so that slots and side buffers lie over the polynomials `b` and `c` as they do
 /// at real sizes, where the kernels' workspaces are small beside them.
 fn compact(mut layout: ArenaLayout) -> ArenaLayout {
-    // Accumulated tails: their buckets, then the batch additions' scratch.
-    let mut tails = layout.tail_accumulate.take();
-    let ws_len = if tails.is_some() { 2048 } else { 1024 };
     let mut at = layout.poly_bytes;
     let mut place = |r: &mut Range<usize>| {
         let len = r.len().min(if *r == layout.workspace {
-            ws_len
+            1024
         } else {
             usize::MAX
         });
@@ -190,10 +187,6 @@ fn compact(mut layout: ArenaLayout) -> ArenaLayout {
     };
     let mut ws = layout.workspace.clone();
     place(&mut ws);
-    if let Some(t) = &mut tails {
-        t.buckets = ws.start..ws.start + 1024;
-        t.scratch = t.buckets.end..ws.end;
-    }
     let mut h_acc = layout.h_accumulate.clone();
     if let Some(a) = &mut h_acc {
         let mut r = a.workspace.start..a.workspace.start + 1024;
@@ -207,7 +200,6 @@ fn compact(mut layout: ArenaLayout) -> ArenaLayout {
     layout.bytes = at.max(layout.polys as usize * layout.poly_bytes);
     layout.workspace = ws;
     layout.h_accumulate = h_acc;
-    layout.tail_accumulate = tails;
     layout.slots = slots;
     layout.sides = sides;
     layout
@@ -223,7 +215,6 @@ fn stream_plan(srs: &Srs, c: &Case) -> StreamPlan {
         chunk_points: Some(c.chunk),
         resident_working: 0,
         msm_code: 0,
-        accumulate_tails: true,
     };
     StreamPlan {
         shape,
@@ -416,8 +407,6 @@ fn streamed_sections_give_the_cpu_sums_in_any_stream_order() {
         (10, 2, QuerySet::NONE, 2, 1024, 2, false, false),
         (11, 2, h, 3, 448, 3, true, false),
         (11, 3, l_bg2, 2, 704, 2, true, true),
-        // H resident: the tails alone accumulate.
-        (9, 1, h, 3, 128, 2, true, true),
     ];
     for (i, &(lg_n, circuits, resident, polys, chunk, slots, g2_tail, accumulate)) in
         cases.iter().enumerate()
@@ -437,35 +426,9 @@ fn streamed_sections_give_the_cpu_sums_in_any_stream_order() {
             let f = Fixture::new(&c, 100 + i as u64);
             assert_eq!(
                 f.plan.layout.h_accumulate.is_some(),
-                accumulate && !resident.contains(Query::H),
+                accumulate,
                 "case {i}: whether the kernels accumulate this shape"
             );
-            assert_eq!(
-                f.plan.layout.tail_accumulate.is_some(),
-                accumulate,
-                "case {i}: whether the tails accumulate"
-            );
-            // A group of one circuit accumulates its tails: one reduction per query.
-            let (ops, _) = f.build(true);
-            let tail_sums = ops
-                .iter()
-                .filter(|op| matches!(op, Op::MsmAccumulated { stage, .. } if *stage != Stage::H))
-                .count();
-            let tail_msms = ops
-                .iter()
-                .filter(|op| matches!(op, Op::Msm { index: Some(_), .. }))
-                .count();
-            if accumulate && circuits == 1 {
-                assert!(
-                    tail_sums >= 3 && tail_msms == 0,
-                    "case {i}: {tail_sums}, {tail_msms}"
-                );
-            } else {
-                assert!(
-                    tail_sums == 0 && tail_msms > 0,
-                    "case {i}: {tail_sums}, {tail_msms}"
-                );
-            }
             check(&c, &f);
         }
     }
