@@ -182,13 +182,13 @@ post)
 diag)
     # Where a streamed proof's time goes, at DIAG_LOG_N (default 27) under DIAG_FREE (default
     # 16G): the kernels alone on resident data (the plain MSM, the MSM accumulated over chunks of
-    # 2^23 and 2^24 as the streamed H MSM runs it, at 16 and 20 bits; the H step; batch
+    # 2^23 and 2^24 as the streamed H MSM runs it, at 16, 18 and 20 bits; the H step; batch
     # additions of chunk sizes), then the streamed partition with each section's op breakdown,
     # at the plan's chunk length and at 2^23.
     k=${DIAG_LOG_N:-27}
     free=${DIAG_FREE:-16G}
     echo "=== kernels on resident data, 2^$k"
-    "$bin/examples/gpu_bench" --msm "$k" --msm-window 0,16,20 --msm-chunks 23,24 --ntt "" --h "$k" \
+    "$bin/examples/gpu_bench" --msm "$k" --msm-window 0,16,18,20 --msm-chunks 23,24 --ntt "" --h "$k" \
         --batch 21,22,24,$k --runs 3 --no-cpu 2>&1 | tee "$out/diag-kernels.log" | grep -v '^RESULT'
     for run in plan chunk-2e23; do
         echo "=== 2^$k under $free: $run"
