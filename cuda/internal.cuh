@@ -160,6 +160,9 @@ cudaError_t g1_batch_add(const g1_affine_t* points, size_t n_points, const uint6
 cudaError_t g2_batch_add(const g2_affine_t* points, size_t n_points, const uint64_t* bitmap,
                          void* ws, size_t ws_bytes, g2_xyzz_t* result, cudaStream_t s);
 cudaError_t msm_index_rebase(uint32_t* index, size_t n, uint32_t base, cudaStream_t s);
+cudaError_t msm_gather_tail(const void* points, size_t point_bytes, size_t n_points,
+                            const uint32_t* index, uint32_t base, const void* scalars, size_t n,
+                            void* out_points, void* out_scalars, cudaStream_t s);
 size_t g1_msm_accumulate_workspace_size(size_t n_cap, int strategy);
 uint32_t g1_msm_window_bits(size_t n, int strategy);
 cudaError_t g1_msm_accumulate(const g1_affine_t* points, size_t n_points, const uint32_t* index,

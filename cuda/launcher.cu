@@ -169,6 +169,19 @@ int g16_msm_index_rebase(uint32_t* index, size_t n, uint32_t base, g16_stream_t 
   return (int)g16::msm_index_rebase(index, n, base, stream_of(stream));
 }
 
+int g16_msm_gather_tail(int curve, const void* points, size_t n_points, const uint32_t* index,
+                        uint32_t base, const void* scalars, size_t n, void* out_points,
+                        void* out_scalars, g16_stream_t stream) {
+  size_t point_bytes;
+  switch (curve) {
+    case 1: point_bytes = sizeof(g16::g1_affine_t); break;
+    case 2: point_bytes = sizeof(g16::g2_affine_t); break;
+    default: return (int)cudaErrorInvalidValue;
+  }
+  return (int)g16::msm_gather_tail(points, point_bytes, n_points, index, base, scalars, n,
+                                   out_points, out_scalars, stream_of(stream));
+}
+
 size_t g16_batch_add_workspace_size(int curve, size_t n_points) {
   switch (curve) {
     case 1: return g16::g1_batch_add_workspace_size(n_points);

@@ -167,6 +167,14 @@ int g16_msm_accumulated(int curve, size_t n_cap, int strategy, void* workspace,
 // chunk when only the chunk is on the device.
 int g16_msm_index_rebase(uint32_t* index, size_t n, uint32_t base, g16_stream_t stream);
 
+// Appends a chunk's tail entries to a gathered tail: for k < n, out_points[k] =
+// points[index[k] - base] (affine points of `curve`, 1 G1 or 2 G2; the identity where that index
+// is not below n_points) and out_scalars[k] = scalars[k] (32 bytes each). One MSM then sums the
+// tails of many chunks. All pointers are device memory; the outputs must not overlap the inputs.
+int g16_msm_gather_tail(int curve, const void* points, size_t n_points, const uint32_t* index,
+                        uint32_t base, const void* scalars, size_t n, void* out_points,
+                        void* out_scalars, g16_stream_t stream);
+
 // Batch addition: result = the sum of points[i] for every i < n_points whose bit is set in
 // `bitmap` (bit i = bit i % 64 of word i / 64, LSB first; ceil(n_points / 64) words on the
 // device; bits past n_points are ignored). `workspace`: g16_batch_add_workspace_size bytes.

@@ -1,6 +1,6 @@
 // G1 instances of the MSM and batch-addition templates (msm.cuh); one file per curve so the
-// two heavy instantiations compile in parallel. Also the curve-free index rebase of the streamed
-// tail MSMs.
+// two heavy instantiations compile in parallel. Also the curve-free index rebase and tail gather
+// of the streamed tail MSMs.
 #include "msm.cuh"
 
 namespace g16 {
@@ -63,6 +63,42 @@ cudaError_t msm_index_rebase(uint32_t* index, size_t n, uint32_t base, cudaStrea
   if (n == 0) return cudaSuccess;
   if (index == nullptr) return cudaErrorInvalidValue;
   index_rebase_kernel<<<msm_detail::blocks_for(n, 256), 256, 0, s>>>(index, n, base);
+  return cudaGetLastError();
+}
+
+// One 16-byte word per thread: words 0..pw of entry k are its point's (index[k] - base, or the
+// identity where that is not below n_points), the last two its scalar.
+static __global__ void __launch_bounds__(256)
+    gather_tail_kernel(const uint4* points, uint32_t pw, size_t n_points, const uint32_t* index,
+                       uint32_t base, const uint4* scalars, size_t n, uint4* out_points,
+                       uint4* out_scalars) {
+  const size_t words = size_t(pw) + 2, total = n * words;
+  const size_t stride = size_t(gridDim.x) * blockDim.x;
+  for (size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x; t < total; t += stride) {
+    const size_t k = t / words;
+    const uint32_t j = uint32_t(t - k * words);
+    if (j < pw) {
+      const uint32_t i = index[k] - base;
+      out_points[k * pw + j] = i < n_points ? points[size_t(i) * pw + j] : make_uint4(0, 0, 0, 0);
+    } else {
+      out_scalars[k * 2 + (j - pw)] = scalars[k * 2 + (j - pw)];
+    }
+  }
+}
+
+cudaError_t msm_gather_tail(const void* points, size_t point_bytes, size_t n_points,
+                            const uint32_t* index, uint32_t base, const void* scalars, size_t n,
+                            void* out_points, void* out_scalars, cudaStream_t s) {
+  if (n == 0) return cudaSuccess;
+  if (points == nullptr || index == nullptr || scalars == nullptr || out_points == nullptr ||
+      out_scalars == nullptr || point_bytes == 0 || point_bytes % 16 != 0 ||
+      n_points >= (size_t(1) << 32))
+    return cudaErrorInvalidValue;
+  const uint32_t pw = uint32_t(point_bytes / 16);
+  gather_tail_kernel<<<msm_detail::blocks_for(n * (pw + 2), 256), 256, 0, s>>>(
+      static_cast<const uint4*>(points), pw, n_points, index, base,
+      static_cast<const uint4*>(scalars), n, static_cast<uint4*>(out_points),
+      static_cast<uint4*>(out_scalars));
   return cudaGetLastError();
 }
 

@@ -42,8 +42,10 @@ pub fn main(mut flags: Flags) {
                 residency: Residency::Auto,
                 g2_tail_on_gpu: true,
                 chunk_points: None,
+                slots: None,
                 resident_working: resident_working_bytes(&shape, tails, true, 0),
                 msm_code: 0,
+                gather_tails: true,
             };
             let free_gib = f as f64 / (1u64 << 30) as f64;
             match plan(&req) {

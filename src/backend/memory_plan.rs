@@ -188,12 +188,17 @@ pub struct PlanRequest {
     /// Forces the streamed chunk length in G1 points (rounded up to a multiple of 64): tests
     /// stream small circuits in many chunks with it.
     pub chunk_points: Option<usize>,
+    /// Forces the number of chunk slots (measurements).
+    pub slots: Option<usize>,
     /// Device bytes the all-resident path needs for one proof beside the SRS and the tables
     /// (its `a, b, c`, workspace and inputs): [`resident_working_bytes`].
     pub resident_working: usize,
     /// The MSM launcher's strategy code proofs run with (0: the default strategy and window),
     /// which sizes the MSM workspace.
     pub msm_code: i32,
+    /// Whether streamed tails may be gathered (`GROTH16_C2_STREAM_GATHER=0`: each chunk's tail
+    /// summed on its own, for comparison).
+    pub gather_tails: bool,
 }
 
 /// Where a streamed proof's buffers lie in its one device allocation (the arena). The H step's
@@ -212,8 +217,14 @@ pub struct ArenaLayout {
     pub h_accumulate: Option<HAccumulation>,
     /// Chunks of streamed points, in turn.
     pub slots: Vec<Range<usize>>,
-    /// One circuit's ones bitmap and tail slices for one chunk, in turn.
+    /// One circuit's ones bitmap and a piece of its tail for one chunk, in turn.
     pub sides: [Range<usize>; 2],
+    /// Tail entries one side buffer holds: a chunk's longer tail goes up in pieces.
+    pub side_tail: usize,
+    /// Where the group's circuits gather their tails' points and scalars from the chunks as they
+    /// pass, so that one MSM sums many chunks' tails (empty: each chunk's tail is summed on its
+    /// own). Split evenly among the circuits of a group.
+    pub gather: Range<usize>,
     /// Bytes of the whole arena.
     pub bytes: usize,
 }
@@ -237,11 +248,36 @@ impl ArenaLayout {
         start..start + self.poly_bytes
     }
 
-    /// Bytes of one side buffer for chunks of `chunk` points: the bitmap words, then the tail's
-    /// point indices, then its scalars (a tail holds at most one entry per point).
-    pub fn side_bytes(chunk: usize) -> usize {
-        align(chunk.div_ceil(64) * 8) + align(chunk * 4) + align(chunk * 32)
+    /// Bytes of one side buffer for chunks of `chunk` points and tail pieces of `tail` entries:
+    /// the bitmap words, then the piece's point indices, then its scalars.
+    pub fn side_bytes(chunk: usize, tail: usize) -> usize {
+        align(chunk.div_ceil(64) * 8) + align(tail * 4) + align(tail * 32)
     }
+
+    /// Where circuit `k` of a group of `circuits` gathers its tail of `curve`: the points, the
+    /// scalars, and how many entries they hold (0: the region is too small to gather).
+    pub fn gather_part(
+        &self,
+        k: usize,
+        circuits: usize,
+        curve: Curve,
+        g1_chunk: usize,
+    ) -> (Range<usize>, Range<usize>, usize) {
+        let per = (self.gather.len() / circuits.max(1)) / 256 * 256;
+        let start = self.gather.start + k * per;
+        let pb = curve.affine_bytes();
+        // A gathered tail is summed with the shared workspace, sized for one chunk's MSM.
+        let cap = (per.saturating_sub(256) / (pb + 32) / 64 * 64).min(chunk_for(curve, g1_chunk));
+        let points = start..start + cap * pb;
+        let at = align(points.end);
+        (points, at..at + cap * 32, cap)
+    }
+}
+
+/// Tail entries a side buffer holds for chunks of `chunk` points: a quarter of the chunk (a
+/// PoRep tail is about 8% of the points), so that the sides leave room for the gathered tails.
+pub fn side_tail_for(chunk: usize) -> usize {
+    chunk.div_ceil(4).next_multiple_of(64).min(chunk.max(1))
 }
 
 /// How the proof runs on the device.
@@ -359,6 +395,9 @@ impl fmt::Display for PlanLayout<'_> {
                 if layout.h_accumulate.is_some() {
                     write!(f, ", H MSM accumulated")?;
                 }
+                if !layout.gather.is_empty() {
+                    write!(f, ", tails gathered")?;
+                }
                 write!(f, ")")?;
             }
         }
@@ -404,17 +443,27 @@ pub const G1_RESULT_BYTES: usize = 192;
 pub const G2_RESULT_BYTES: usize = 384;
 
 /// Result slots one circuit of a streamed group may fill: G1 (the H chunks, or one H MSM over
-/// the resident query; a batch addition and a tail per chunk of L, A and B_G1) and G2 (a batch
-/// addition and a tail per chunk of B_G2).
-pub fn result_slots(shape: &ProofShape, resident: QuerySet, g1_chunk: usize) -> (usize, usize) {
-    let chunks = |q: Query| shape.points(q).div_ceil(chunk_for(q.curve(), g1_chunk));
+/// the resident query; per chunk of L, A and B_G1 a batch addition and one MSM per tail piece of
+/// `side_tail` entries, its own or its gathered tail's; one more gathered MSM per query) and G2
+/// (the same for B_G2).
+pub fn result_slots(
+    shape: &ProofShape,
+    resident: QuerySet,
+    g1_chunk: usize,
+    side_tail: usize,
+) -> (usize, usize) {
+    let per_query = |q: Query| {
+        let chunk = chunk_for(q.curve(), g1_chunk);
+        let pieces = shape.points(q).min(chunk).div_ceil(side_tail.max(1));
+        shape.points(q).div_ceil(chunk) * (1 + pieces) + 1
+    };
     let h = if resident.contains(Query::H) {
         1
     } else {
-        chunks(Query::H)
+        shape.points(Query::H).div_ceil(g1_chunk)
     };
-    let g1 = h + 2 * (chunks(Query::L) + chunks(Query::A) + chunks(Query::BG1));
-    (g1.max(1), (2 * chunks(Query::BG2)).max(1))
+    let g1 = h + per_query(Query::L) + per_query(Query::A) + per_query(Query::BG1);
+    (g1, per_query(Query::BG2))
 }
 
 /// Device bytes of a streamed group's results for `circuits` circuits.
@@ -422,9 +471,10 @@ pub fn results_bytes(
     shape: &ProofShape,
     resident: QuerySet,
     g1_chunk: usize,
+    side_tail: usize,
     circuits: usize,
 ) -> usize {
-    let (g1, g2) = result_slots(shape, resident, g1_chunk);
+    let (g1, g2) = result_slots(shape, resident, g1_chunk, side_tail);
     circuits * (g1 * G1_RESULT_BYTES + g2 * G2_RESULT_BYTES)
 }
 
@@ -542,15 +592,21 @@ pub fn plan(req: &PlanRequest) -> Result<MemoryPlan, NoFit> {
         }
         for polys in [3, 2] {
             for &chunk in &chunks {
-                for (slots, accumulate) in [(2, false), (3, false), (2, true), (3, true)] {
+                let slot_counts = match req.slots {
+                    Some(s) => vec![s],
+                    None => vec![2, 3],
+                };
+                for (slots, accumulate) in slot_counts.iter().flat_map(|&s| [(s, false), (s, true)])
+                {
                     if accumulate && resident.contains(Query::H) {
                         continue;
                     }
-                    let layout = arena_layout(req, resident, polys, chunk, slots, accumulate);
+                    let layout = arena_layout(req, resident, polys, chunk, slots, accumulate, 0);
                     if accumulate && layout.h_accumulate.is_none() {
                         continue;
                     }
-                    let results = results_bytes(&shape, resident, chunk, MAX_GROUP);
+                    let results =
+                        results_bytes(&shape, resident, chunk, layout.side_tail, MAX_GROUP);
                     let p = MemoryPlan {
                         shape,
                         budget: req.budget,
@@ -575,11 +631,55 @@ pub fn plan(req: &PlanRequest) -> Result<MemoryPlan, NoFit> {
             }
         }
     }
-    best.map(|(_, p)| p).ok_or(NoFit {
+    let mut best = best.map(|(_, p)| p).ok_or(NoFit {
         lg_n: shape.lg_n,
         need: minimum_bytes(req),
         budget: req.budget,
-    })
+    })?;
+    add_gather(req, &mut best);
+    Ok(best)
+}
+
+/// Gives a streamed plan a region to gather tails in, from the budget it leaves (up to one
+/// chunk of G1 entries, and none smaller than one side buffer's piece): each chunk's tail MSM
+/// reduces thousands of buckets however few its entries, so summing many chunks' tails at once
+/// saves most of those reductions.
+fn add_gather(req: &PlanRequest, p: &mut MemoryPlan) {
+    let PlanKind::Streamed {
+        resident,
+        chunk_points,
+        layout,
+        ..
+    } = &mut p.kind
+    else {
+        return;
+    };
+    if !req.gather_tails {
+        return;
+    }
+    let (chunk, resident) = (*chunk_points, *resident);
+    let entry = Curve::G1.affine_bytes() + 32;
+    let least = layout.side_tail / 2 * entry + 512;
+    let mut want = chunk * entry + 512;
+    let accumulate = layout.h_accumulate.is_some();
+    while want >= least {
+        let l = arena_layout(
+            req,
+            resident,
+            layout.polys,
+            chunk,
+            layout.slots.len(),
+            accumulate,
+            want,
+        );
+        let total = p.fixed_bytes + p.resident_bytes + l.bytes;
+        if total <= req.budget {
+            p.working_bytes = l.bytes;
+            *layout = l;
+            return;
+        }
+        want = want.saturating_sub((total - req.budget).max(1 << 20));
+    }
 }
 
 /// The least device memory any streamed plan for `req`'s shape needs.
@@ -593,8 +693,14 @@ pub fn minimum_bytes(req: &PlanRequest) -> usize {
         .iter()
         .map(|&chunk| {
             tables
-                + results_bytes(&req.shape, QuerySet::NONE, chunk, MAX_GROUP)
-                + arena_layout(req, QuerySet::NONE, 2, chunk, 2, false).bytes
+                + results_bytes(
+                    &req.shape,
+                    QuerySet::NONE,
+                    chunk,
+                    side_tail_for(chunk),
+                    MAX_GROUP,
+                )
+                + arena_layout(req, QuerySet::NONE, 2, chunk, 2, false, 0).bytes
         })
         .min()
         .unwrap_or(usize::MAX)
@@ -608,6 +714,7 @@ pub(crate) fn arena_layout(
     chunk: usize,
     slots: usize,
     accumulate: bool,
+    gather: usize,
 ) -> ArenaLayout {
     let shape = &req.shape;
     let poly = shape.poly_bytes();
@@ -646,9 +753,13 @@ pub(crate) fn arena_layout(
         .map(|q| shape.points(q).min(chunk_for(q.curve(), chunk)) * q.curve().affine_bytes())
         .max()
         .map_or(0, align);
+    let side_tail = side_tail_for(chunk);
     let side = [Query::L, Query::A, Query::BG1, Query::BG2]
         .iter()
-        .map(|&q| ArenaLayout::side_bytes(shape.points(q).min(chunk_for(q.curve(), chunk))))
+        .map(|&q| {
+            let m = shape.points(q).min(chunk_for(q.curve(), chunk));
+            ArenaLayout::side_bytes(m, side_tail.min(m))
+        })
         .max()
         .map_or(0, align);
     let streams = slot_bytes > 0;
@@ -675,6 +786,8 @@ pub(crate) fn arena_layout(
     at = align(side_a.end);
     let side_b = at..at + side;
     at = align(side_b.end);
+    let gather = at..at + gather;
+    at = align(gather.end);
     ArenaLayout {
         poly_bytes: poly,
         polys,
@@ -682,6 +795,8 @@ pub(crate) fn arena_layout(
         h_accumulate,
         slots: slot_ranges,
         sides: [side_a, side_b],
+        side_tail,
+        gather,
         bytes: at.max(polys as usize * poly),
     }
 }

@@ -639,6 +639,50 @@ fn g1_msm_forced_windows() {
 /// one: chunks that divide the points and one that does not, a single chunk, chunks of one
 /// point, with the window of the whole size and with 20-bit windows (what 2^25 points and up
 /// take).
+/// The device gather of one curve (`msm::gather_tail_g1` or `_g2`).
+type Gather<A> =
+    fn(usize, &[A], &[u32], u32, &[blst_scalar]) -> groth16_c2::Result<(Vec<A>, Vec<blst_scalar>)>;
+
+/// A chunk's tail piece gathered on the device, as the streamed tails append it to a gathered
+/// tail: each entry's point (relative to the chunk's first index), the identity for an index
+/// outside the chunk (past it, or below it so that the subtraction wraps), its scalar as it was.
+fn gather_tail_case<P: TestCurve>(label: &str, gather: Gather<P::Affine>)
+where
+    P::Affine: Default + PartialEq + std::fmt::Debug,
+{
+    let points = make_points::<P>(1000, 70);
+    let base = 5000u32;
+    for (i, n) in [1usize, 7, 1000, 100_003].into_iter().enumerate() {
+        let mut rng = rng(71 + i as u64);
+        let index: Vec<u32> = (0..n)
+            .map(|k| match k % 13 {
+                5 => base + 1000 + rng.gen_range(0..50),
+                9 => rng.gen_range(0..base),
+                _ => base + rng.gen_range(0..1000),
+            })
+            .collect();
+        let scalars = canonical(&random_scalars(n, 72 + i as u64));
+        let (got_points, got_scalars) = gather(0, &points, &index, base, &scalars).unwrap();
+        for (k, &ix) in index.iter().enumerate() {
+            let want = points
+                .get(ix.wrapping_sub(base) as usize)
+                .copied()
+                .unwrap_or_default();
+            assert_eq!(got_points[k], want, "{label}: entry {k} of {n}, index {ix}");
+            assert_eq!(got_scalars[k].b, scalars[k].b, "{label}: scalar {k} of {n}");
+        }
+    }
+}
+
+#[test]
+fn tail_pieces_gather_on_the_device() {
+    let Some(_gpu) = gpu_shared_or_skip("tail_pieces_gather_on_the_device") else {
+        return;
+    };
+    gather_tail_case::<G1Projective>("G1", msm::gather_tail_g1);
+    gather_tail_case::<G2Projective>("G2", msm::gather_tail_g2);
+}
+
 #[test]
 fn g1_msm_accumulated_over_chunks() {
     let Some(_gpu) = gpu_shared_or_skip("g1_msm_accumulated_over_chunks") else {

@@ -602,8 +602,11 @@ fn streamed_size(test: &str, log_n: u32) {
     let chunk = uneven_chunk(log_n);
     let _turn = gpu_turn();
     let _settings = StreamSettings::set(0, Some(chunk), true);
-    for g2_on_gpu in [true, false] {
+    // Tails gathered across chunks (the plan's choice with room to spare), and each chunk's
+    // tail summed on its own.
+    for (g2_on_gpu, gather) in [(true, true), (false, true), (true, false)] {
         let _g2 = G2Tail::set(g2_on_gpu);
+        let _gather = EnvVar::set("GROTH16_C2_STREAM_GATHER", (!gather).then_some("0"));
         for batch in 1..=3 {
             for gpu_index in [0, -1] {
                 let (got, t) = prove_timed(
@@ -616,8 +619,8 @@ fn streamed_size(test: &str, log_n: u32) {
                 )
                 .unwrap_or_else(|e| panic!("streamed 2^{log_n}, batch of {batch}: {e}"));
                 let what = format!(
-                    "2^{log_n} streamed in chunks of {chunk} points, G2 tail on the {}, batch of \
-                     {batch}, gpu_index {gpu_index}",
+                    "2^{log_n} streamed in chunks of {chunk} points, G2 tail on the {}, tails \
+                     gathered {gather}, batch of {batch}, gpu_index {gpu_index}",
                     if g2_on_gpu { "GPU" } else { "CPU" }
                 );
                 check(&what, &srs, &got, &want, &witnesses);
@@ -685,8 +688,10 @@ fn streamed_proofs_under_a_limit_keep_what_fits() {
         residency: Residency::Auto,
         g2_tail_on_gpu: true,
         chunk_points: None,
+        slots: None,
         resident_working: usize::MAX / 4,
         msm_code: 0,
+        gather_tails: true,
     };
     let lo = memory_plan::minimum_bytes(&request(0));
     let plan = (0..4096)

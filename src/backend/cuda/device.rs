@@ -51,7 +51,9 @@ pub struct PlanKey {
     pub residency: crate::backend::memory_plan::Residency,
     pub g2_tail_on_gpu: bool,
     pub chunk_points: Option<usize>,
+    pub slots: Option<usize>,
     pub msm_code: i32,
+    pub gather_tails: bool,
 }
 
 impl PlannedFor {

@@ -182,6 +182,19 @@ extern "C" {
     ) -> c_int;
     pub fn g16_bit_reverse(data: *mut c_void, lg_n: u32, stream: Stream) -> c_int;
     pub fn g16_msm_index_rebase(index: *mut u32, n: usize, base: u32, stream: Stream) -> c_int;
+    #[allow(clippy::too_many_arguments)]
+    pub fn g16_msm_gather_tail(
+        curve: c_int,
+        points: *const c_void,
+        n_points: usize,
+        index: *const u32,
+        base: u32,
+        scalars: *const c_void,
+        n: usize,
+        out_points: *mut c_void,
+        out_scalars: *mut c_void,
+        stream: Stream,
+    ) -> c_int;
     pub fn g16_msm_accumulate(
         curve: c_int,
         points: *const c_void,

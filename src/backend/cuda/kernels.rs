@@ -598,6 +598,44 @@ pub unsafe fn index_rebase(index: *mut c_void, n: usize, base: u32, stream: &Str
     )
 }
 
+/// Queues the gather of one chunk's tail entries into a gathered tail: for `k < n`,
+/// `out_points[k] = points[index[k] - base]` (the identity where that is not below `n_points`)
+/// and `out_scalars[k] = scalars[k]`.
+///
+/// # Safety
+/// `points` must hold `n_points` affine points of `curve`, `index` and `scalars` `n` entries
+/// (`u32`, 32 bytes), `out_points` and `out_scalars` room for `n` of each, all live device
+/// memory, the outputs apart from the inputs.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn gather_tail(
+    curve: Curve,
+    points: *const c_void,
+    n_points: usize,
+    index: *const c_void,
+    base: u32,
+    scalars: *const c_void,
+    n: usize,
+    out_points: *mut c_void,
+    out_scalars: *mut c_void,
+    stream: &Stream,
+) -> Result<()> {
+    launched(
+        "g16_msm_gather_tail",
+        ffi::g16_msm_gather_tail(
+            curve as i32,
+            points,
+            n_points,
+            index.cast(),
+            base,
+            scalars,
+            n,
+            out_points,
+            out_scalars,
+            stream.raw(),
+        ),
+    )
+}
+
 /// Queues the addition of one chunk's G1 MSM (`n` Montgomery-form or canonical scalars with
 /// point k, `n <= n_cap`) to the MSM accumulated in `workspace` (`first`: from the identity);
 /// `code` forces the window (see `g16_msm_accumulate`).

@@ -239,6 +239,77 @@ pub fn time_msm_g1_accumulated(
     Ok((times, download_one::<G1>(&result, stream)?))
 }
 
+/// What the streamed tails' gather kernel makes of one chunk's tail piece of G1 points: for each
+/// `k`, `points[index[k] - base]` (the identity where that is past the points) and `scalars[k]`.
+pub fn gather_tail_g1(
+    device: usize,
+    points: &[G1Affine],
+    index: &[u32],
+    base: u32,
+    scalars: &[blst_scalar],
+) -> Result<(Vec<G1Affine>, Vec<blst_scalar>)> {
+    gather_tail::<G1>(device, points, index, base, scalars)
+}
+
+/// [`gather_tail_g1`] on G2.
+pub fn gather_tail_g2(
+    device: usize,
+    points: &[G2Affine],
+    index: &[u32],
+    base: u32,
+    scalars: &[blst_scalar],
+) -> Result<(Vec<G2Affine>, Vec<blst_scalar>)> {
+    gather_tail::<G2>(device, points, index, base, scalars)
+}
+
+fn gather_tail<C: GpuCurve>(
+    device: usize,
+    points: &[C::Affine],
+    index: &[u32],
+    base: u32,
+    scalars: &[blst_scalar],
+) -> Result<(Vec<C::Affine>, Vec<blst_scalar>)>
+where
+    C::Affine: Default,
+{
+    let n = index.len();
+    assert_eq!(scalars.len(), n);
+    let mut guard = lock_device(device)?;
+    let state = guard.as_mut().expect("lock_device creates the state");
+    let stream = &state.compute;
+    let d_points = upload(points, stream)?;
+    let d_index = upload(index, stream)?;
+    let d_scalars = upload(scalar_bytes(scalars), stream)?;
+    let mut out_points = DeviceBuffer::<C::Affine>::new(n.max(1))?;
+    let mut out_scalars = DeviceBuffer::<[u8; 32]>::new(n.max(1))?;
+    // SAFETY: every buffer holds what the kernel reads and writes (n entries, the points).
+    unsafe {
+        kernels::gather_tail(
+            C::CURVE,
+            d_points.as_ptr(),
+            points.len(),
+            d_index.as_ptr(),
+            base,
+            d_scalars.as_ptr(),
+            n,
+            out_points.as_mut_ptr(),
+            out_scalars.as_mut_ptr(),
+            stream,
+        )?
+    };
+    let mut got_points = vec![C::Affine::default(); n.max(1)];
+    let mut got_scalars = vec![[0u8; 32]; n.max(1)];
+    out_points.download_async(&mut got_points, stream)?;
+    out_scalars.download_async(&mut got_scalars, stream)?;
+    stream.synchronize()?;
+    got_points.truncate(n);
+    let scalars = got_scalars[..n]
+        .iter()
+        .map(|b| blst_scalar { b: *b })
+        .collect();
+    Ok((got_points, scalars))
+}
+
 /// The precomputed copies of `points` for `window`-bit windows, as the MSM reads them: copy `j`
 /// (elements `j n .. (j + 1) n`) is `2^(window j)` times the points.
 pub fn precompute_g1(

@@ -28,7 +28,9 @@ fn key_now(first: Option<&CircuitSplit>) -> PlanKey {
         residency: Residency::from_env(),
         g2_tail_on_gpu,
         chunk_points: chunk_override(),
+        slots: slots_override(),
         msm_code: kernels::configured_msm_code(),
+        gather_tails: std::env::var("GROTH16_C2_STREAM_GATHER").as_deref() != Ok("0"),
     }
 }
 
@@ -40,6 +42,15 @@ fn chunk_override() -> Option<usize> {
         .filter(|&c| c > 0)
 }
 
+/// `GROTH16_C2_STREAM_SLOTS`: streamed chunks in flight (2 to 16; measurements; the plan
+/// chooses otherwise).
+fn slots_override() -> Option<usize> {
+    std::env::var("GROTH16_C2_STREAM_SLOTS")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|c| (2..=16).contains(c))
+}
+
 /// The request for proofs over `srs` whose tails are about `tails` entries per query (L, A, B).
 fn request(srs: &Srs, key: &PlanKey, tails: [usize; 3], budget: usize) -> PlanRequest {
     let shape = ProofShape::of(srs);
@@ -49,6 +60,7 @@ fn request(srs: &Srs, key: &PlanKey, tails: [usize; 3], budget: usize) -> PlanRe
         residency: key.residency,
         g2_tail_on_gpu: key.g2_tail_on_gpu,
         chunk_points: key.chunk_points,
+        slots: key.slots,
         resident_working: memory_plan::resident_working_bytes(
             &shape,
             tails,
@@ -56,6 +68,7 @@ fn request(srs: &Srs, key: &PlanKey, tails: [usize; 3], budget: usize) -> PlanRe
             key.msm_code,
         ),
         msm_code: key.msm_code,
+        gather_tails: key.gather_tails,
     }
 }
 

@@ -93,7 +93,7 @@ impl<'a> StreamedGroup<'a> {
             state.arena = None;
             state.arena = Some(DeviceBuffer::new(sp.layout.bytes)?);
         }
-        let (g1, g2) = result_slots(&sp.shape, sp.resident, sp.chunk_points);
+        let (g1, g2) = result_slots(&sp.shape, sp.resident, sp.chunk_points, sp.layout.side_tail);
         let g2_results_at = capacity * g1 * size_of::<G1Xyzz>();
         // Exactly what the group needs: the plan counted no more.
         let results = g2_results_at + capacity * g2 * size_of::<G2Xyzz>();
@@ -321,6 +321,7 @@ impl<'a> StreamedGroup<'a> {
                 .as_ref()
                 .expect("grown in open")
                 .as_ptr() as *mut c_void,
+            results_bytes: state.scratch.results.as_ref().map_or(0, |r| r.len()),
             g2_results_at,
             plan,
         }
@@ -416,6 +417,7 @@ struct Context {
     /// Resident queries by [`Query::ALL`] order (null when streamed).
     resident: [*const c_void; 5],
     results: *mut c_void,
+    results_bytes: usize,
     g2_results_at: usize,
     plan: StreamPlan,
 }
@@ -446,11 +448,20 @@ impl Context {
     }
 
     fn result(&self, slot: crate::backend::streaming::Slot) -> *mut c_void {
-        let at = match slot.curve {
-            Curve::G1 => slot.index * size_of::<G1Xyzz>(),
-            Curve::G2 => self.g2_results_at + slot.index * size_of::<G2Xyzz>(),
+        let (at, bytes) = match slot.curve {
+            Curve::G1 => (slot.index * size_of::<G1Xyzz>(), size_of::<G1Xyzz>()),
+            Curve::G2 => (
+                self.g2_results_at + slot.index * size_of::<G2Xyzz>(),
+                size_of::<G2Xyzz>(),
+            ),
         };
-        // SAFETY: slots lie inside the results buffer sized for the group.
+        let end = if slot.curve == Curve::G1 {
+            self.g2_results_at
+        } else {
+            self.results_bytes
+        };
+        assert!(at + bytes <= end, "result slot {slot:?} past the results");
+        // SAFETY: inside the results buffer (checked above).
         unsafe { self.results.cast::<u8>().add(at).cast() }
     }
 
@@ -675,6 +686,42 @@ impl Executor {
                     self.timed(Timed::Kernel(Stage::TailMsm), compute, || {
                         // SAFETY: the side buffer holds n indices.
                         unsafe { kernels::index_rebase(to, n, base, compute) }
+                    })?;
+                }
+                Op::Gather {
+                    curve,
+                    points,
+                    n_points,
+                    index,
+                    base,
+                    scalars,
+                    n,
+                    out_points,
+                    out_scalars,
+                } => {
+                    let (p, i, sc) = (ctx.ptr(points), ctx.ptr(index), ctx.ptr(scalars));
+                    let (op, os) = (ctx.ptr(out_points), ctx.ptr(out_scalars));
+                    let stage = match curve {
+                        Curve::G1 => Stage::TailMsm,
+                        Curve::G2 => Stage::G2Tail,
+                    };
+                    self.timed(Timed::Kernel(stage), compute, || {
+                        // SAFETY: every range lies in the group's memory (checked by ptr), the
+                        // outputs in the gather region, apart from the chunk and side buffers.
+                        unsafe {
+                            kernels::gather_tail(
+                                curve,
+                                p.cast_const(),
+                                n_points,
+                                i.cast_const(),
+                                base,
+                                sc.cast_const(),
+                                n,
+                                op,
+                                os,
+                                compute,
+                            )
+                        }
                     })?;
                 }
                 Op::BatchAdd {

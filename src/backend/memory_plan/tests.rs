@@ -12,8 +12,10 @@ fn request(lg_n: u32, budget: usize) -> PlanRequest {
         residency: Residency::Auto,
         g2_tail_on_gpu: true,
         chunk_points: None,
+        slots: None,
         resident_working: resident_working_bytes(&shape, tails, true, 0),
         msm_code: 0,
+        gather_tails: true,
     }
 }
 
@@ -24,6 +26,7 @@ fn check_layout(layout: &ArenaLayout) {
     regions.extend(layout.h_accumulate.iter().map(|a| a.workspace.clone()));
     regions.extend(layout.slots.iter().cloned());
     regions.extend(layout.sides.iter().cloned());
+    regions.push(layout.gather.clone());
     for r in &regions {
         assert!(r.start >= layout.poly_bytes, "{r:?} overlaps h");
         assert!(r.end <= layout.bytes, "{r:?} outside {}", layout.bytes);

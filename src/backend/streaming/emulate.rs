@@ -291,6 +291,32 @@ impl Machine<'_> {
                 idx[..n].iter_mut().for_each(|i| *i = i.wrapping_sub(base));
                 self.write(index, &idx);
             }
+            Op::Gather {
+                curve,
+                points,
+                n_points,
+                index,
+                base,
+                scalars,
+                n,
+                out_points,
+                out_scalars,
+            } => {
+                let pb = curve.affine_bytes();
+                let idx: Vec<u32> = self.read(index);
+                let src = self.bytes(points).to_vec();
+                let mut out = vec![0u8; n * pb];
+                for (k, &i) in idx[..n].iter().enumerate() {
+                    let i = i.wrapping_sub(base) as usize;
+                    // Past the chunk: the identity (all zero bytes, as blst writes it).
+                    if i < n_points {
+                        out[k * pb..(k + 1) * pb].copy_from_slice(&src[i * pb..(i + 1) * pb]);
+                    }
+                }
+                let sc = self.bytes(scalars)[..n * 32].to_vec();
+                self.arena_mut(out_points).copy_from_slice(&out);
+                self.arena_mut(out_scalars).copy_from_slice(&sc);
+            }
             Op::BatchAdd {
                 curve,
                 points,

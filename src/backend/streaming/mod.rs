@@ -227,6 +227,20 @@ pub enum Op {
     },
     /// `index[k] -= base` for `k < n` (a tail's indices made relative to a chunk).
     Rebase { index: Mem, n: usize, base: u32 },
+    /// For `k < n`: `out_points[k] = points[index[k] - base]` (the identity where that is not
+    /// below `n_points`) and `out_scalars[k] = scalars[k]`: a chunk's tail piece appended to a
+    /// circuit's gathered tail.
+    Gather {
+        curve: Curve,
+        points: Mem,
+        n_points: usize,
+        index: Mem,
+        base: u32,
+        scalars: Mem,
+        n: usize,
+        out_points: Mem,
+        out_scalars: Mem,
+    },
 }
 
 #[cfg(test)]
@@ -283,6 +297,8 @@ enum Region {
     HWorkspace,
     Slot(usize),
     Side(usize),
+    /// The gathered tails.
+    Gather,
 }
 
 /// One circuit's part in the query phase: its index in the group and its L, A, B splits.
@@ -360,6 +376,10 @@ pub struct Builder {
     upload_bytes: usize,
     /// The circuit whose chunked H MSM waits for [`Builder::queries`].
     pending_h: Option<usize>,
+    /// Per circuit of the query pass: entries gathered of the current query's tail.
+    gathered: Vec<usize>,
+    /// Circuits sharing the gather region in the query pass.
+    gather_circuits: usize,
 }
 
 impl Builder {
@@ -374,6 +394,8 @@ impl Builder {
             results: ResultMap::default(),
             upload_bytes: 0,
             pending_h: None,
+            gathered: Vec::new(),
+            gather_circuits: 1,
         }
     }
 
@@ -406,6 +428,7 @@ impl Builder {
                 .map_or(0..0, |a| a.workspace.clone()),
             Region::Slot(k) => l.slots[k].clone(),
             Region::Side(k) => l.sides[k].clone(),
+            Region::Gather => l.gather.clone(),
         }
     }
 
@@ -595,6 +618,8 @@ impl Builder {
         let mut h_done = 0;
         let accumulate = self.plan.layout.h_accumulate.is_some();
         let h_ws = Mem::arena(self.range(Region::HWorkspace));
+        // The query whose tails are being gathered: summed when the next query's chunks begin.
+        let mut gathering: Option<Query> = None;
         for c in chunks {
             match c {
                 Chunk::H(circuit, range) => {
@@ -641,6 +666,10 @@ impl Builder {
                     h_done += 1;
                 }
                 Chunk::Query(q) => {
+                    if gathering.is_some_and(|g| g != q.query) {
+                        self.sum_gathered(gathering.take().expect("checked"));
+                    }
+                    gathering = Some(q.query);
                     if self.plan.resident.contains(q.query) {
                         self.query_chunk(q, None);
                     } else {
@@ -652,14 +681,63 @@ impl Builder {
                 }
             }
         }
+        if let Some(q) = gathering {
+            self.sum_gathered(q);
+        }
         if h_done > 0 {
             // h (in the first polynomial) is read no more.
             self.used(&[Region::Poly(0)]);
         }
     }
 
+    /// Where circuit `circuit` gathers its tail of `curve` (points, scalars, capacity; 0: it
+    /// does not).
+    fn gather_part(&self, circuit: usize, curve: Curve) -> (Mem, Mem, usize) {
+        let (p, s, cap) = self.plan.layout.gather_part(
+            circuit,
+            self.gather_circuits,
+            curve,
+            self.plan.chunk_points,
+        );
+        (Mem::arena(p), Mem::arena(s), cap)
+    }
+
+    /// Sums circuit `circuit`'s gathered tail of `q`, if it has one, into a result slot.
+    fn sum_gathered_of(&mut self, circuit: usize, q: Query) {
+        let n = std::mem::take(&mut self.gathered[circuit]);
+        if n == 0 {
+            return;
+        }
+        let curve = q.curve();
+        let (points, scalars, _) = self.gather_part(circuit, curve);
+        let result = self.result(curve, circuit, q);
+        self.ops.push(Op::Msm {
+            curve,
+            points: points.sub(0, n * curve.affine_bytes()),
+            n_points: n,
+            index: None,
+            scalars: scalars.sub(0, n * 32),
+            montgomery: false,
+            n,
+            bit_reversed: 0,
+            result,
+            stage: tail_stage(curve),
+        });
+        self.used(&[Region::Gather, Region::Workspace]);
+    }
+
+    /// Sums every circuit's gathered tail of `q`.
+    fn sum_gathered(&mut self, q: Query) {
+        for k in 0..self.gathered.len() {
+            self.sum_gathered_of(k, q);
+        }
+    }
+
     /// The L, A and B queries of every circuit of the group, one pass over each query's points.
     pub fn queries(&mut self, circuits: &[CircuitQueries]) {
+        let group = circuits.iter().map(|c| c.circuit + 1).max().unwrap_or(0);
+        self.gathered = vec![0; group];
+        self.gather_circuits = group.max(1);
         // Every chunk some circuit has work in, all queries in turn, so that uploads run ahead
         // across the queries' boundaries too.
         let mut chunks: Vec<QueryChunk> = Vec::new();
@@ -688,7 +766,10 @@ impl Builder {
                     chunks.push(QueryChunk {
                         query: q,
                         range,
-                        side: SideLayout::for_chunk(len.min(chunk)),
+                        side: SideLayout::for_chunk(
+                            len.min(chunk),
+                            self.plan.layout.side_tail.min(len.min(chunk)),
+                        ),
                         work,
                     });
                 }
@@ -725,85 +806,125 @@ impl Builder {
             }
         };
         for w in &chunk.work {
-            let k = self.next_side;
-            self.next_side = (k + 1) % 2;
             let words = w.ones.div_ceil(64);
-            let tail = w.tail.clone();
-            let mut parts = Vec::with_capacity(3);
-            if w.ones > 0 {
-                parts.push((
-                    0,
-                    HostSrc::Bitmap {
-                        circuit: w.circuit,
-                        split,
-                        first: range.start / 64,
-                        count: words,
-                    },
-                ));
+            // The tail goes up in pieces a side buffer holds; the bitmap with the first.
+            let piece = chunk.side.tail.max(1);
+            let mut pieces: Vec<Range<usize>> = (w.tail.start..w.tail.end)
+                .step_by(piece)
+                .map(|s| s..(s + piece).min(w.tail.end))
+                .collect();
+            if pieces.is_empty() {
+                pieces.push(w.tail.start..w.tail.start);
             }
-            if !tail.is_empty() {
-                parts.push((
-                    chunk.side.index,
-                    HostSrc::TailIndex {
-                        circuit: w.circuit,
-                        split,
-                        first: tail.start,
-                        count: tail.len(),
-                    },
-                ));
-                parts.push((
-                    chunk.side.scalars,
-                    HostSrc::TailScalars {
-                        circuit: w.circuit,
-                        split,
-                        first: tail.start,
-                        count: tail.len(),
-                    },
-                ));
-            }
-            let loaded = self.upload(StreamId::Side, Region::Side(k), &parts);
-            self.wait(StreamId::Compute, loaded);
-            let side = Mem::arena(self.range(Region::Side(k)));
-            if w.ones > 0 {
-                let result = self.result(curve, w.circuit, q);
-                self.ops.push(Op::BatchAdd {
-                    curve,
-                    points,
-                    n_points: w.ones,
-                    bitmap: side.sub(0, words * 8),
-                    result,
-                });
-            }
-            if !tail.is_empty() {
-                let index = side.sub(chunk.side.index, tail.len() * 4);
-                self.ops.push(Op::Rebase {
-                    index,
-                    n: tail.len(),
-                    base: range.start as u32,
-                });
-                let result = self.result(curve, w.circuit, q);
-                self.ops.push(Op::Msm {
-                    curve,
-                    points,
-                    n_points: m,
-                    index: Some(index),
-                    scalars: side.sub(chunk.side.scalars, tail.len() * 32),
-                    montgomery: false,
-                    n: tail.len(),
-                    bit_reversed: 0,
-                    result,
-                    stage: if curve == Curve::G2 {
-                        Stage::G2Tail
+            for (j, tail) in pieces.into_iter().enumerate() {
+                let k = self.next_side;
+                self.next_side = (k + 1) % 2;
+                let ones = if j == 0 { w.ones } else { 0 };
+                let mut parts = Vec::with_capacity(3);
+                if ones > 0 {
+                    parts.push((
+                        0,
+                        HostSrc::Bitmap {
+                            circuit: w.circuit,
+                            split,
+                            first: range.start / 64,
+                            count: words,
+                        },
+                    ));
+                }
+                if !tail.is_empty() {
+                    parts.push((
+                        chunk.side.index,
+                        HostSrc::TailIndex {
+                            circuit: w.circuit,
+                            split,
+                            first: tail.start,
+                            count: tail.len(),
+                        },
+                    ));
+                    parts.push((
+                        chunk.side.scalars,
+                        HostSrc::TailScalars {
+                            circuit: w.circuit,
+                            split,
+                            first: tail.start,
+                            count: tail.len(),
+                        },
+                    ));
+                }
+                let loaded = self.upload(StreamId::Side, Region::Side(k), &parts);
+                self.wait(StreamId::Compute, loaded);
+                let side = Mem::arena(self.range(Region::Side(k)));
+                if ones > 0 {
+                    let result = self.result(curve, w.circuit, q);
+                    self.ops.push(Op::BatchAdd {
+                        curve,
+                        points,
+                        n_points: ones,
+                        bitmap: side.sub(0, words * 8),
+                        result,
+                    });
+                }
+                let mut regions = vec![Region::Side(k), Region::Workspace];
+                if !tail.is_empty() {
+                    let index = side.sub(chunk.side.index, tail.len() * 4);
+                    let scalars = side.sub(chunk.side.scalars, tail.len() * 32);
+                    let (out_points, out_scalars, cap) = self.gather_part(w.circuit, curve);
+                    let n = tail.len();
+                    if n <= cap {
+                        if self.gathered[w.circuit] + n > cap {
+                            self.sum_gathered_of(w.circuit, q);
+                        }
+                        let at = self.gathered[w.circuit];
+                        let pb = curve.affine_bytes();
+                        self.ops.push(Op::Gather {
+                            curve,
+                            points,
+                            n_points: m,
+                            index,
+                            base: range.start as u32,
+                            scalars,
+                            n,
+                            out_points: out_points.sub(at * pb, n * pb),
+                            out_scalars: out_scalars.sub(at * 32, n * 32),
+                        });
+                        self.gathered[w.circuit] += n;
+                        regions.push(Region::Gather);
                     } else {
-                        Stage::TailMsm
-                    },
-                });
+                        self.ops.push(Op::Rebase {
+                            index,
+                            n,
+                            base: range.start as u32,
+                        });
+                        let result = self.result(curve, w.circuit, q);
+                        self.ops.push(Op::Msm {
+                            curve,
+                            points,
+                            n_points: m,
+                            index: Some(index),
+                            scalars,
+                            montgomery: false,
+                            n,
+                            bit_reversed: 0,
+                            result,
+                            stage: tail_stage(curve),
+                        });
+                    }
+                }
+                self.used(&regions);
             }
-            self.used(&[Region::Side(k), Region::Workspace]);
         }
         if let Some(slot) = slot {
             self.used(&[Region::Slot(slot)]);
         }
+    }
+}
+
+/// The stage a tail MSM of `curve` counts in.
+fn tail_stage(curve: Curve) -> Stage {
+    match curve {
+        Curve::G1 => Stage::TailMsm,
+        Curve::G2 => Stage::G2Tail,
     }
 }
 
@@ -896,19 +1017,25 @@ impl Prefetch {
     }
 }
 
-/// Where a side buffer holds its parts for chunks of at most `chunk` points.
+/// Where a side buffer holds its parts for chunks of at most `chunk` points and tail pieces of
+/// at most `tail` entries.
 #[derive(Clone, Copy, Debug)]
 struct SideLayout {
     index: usize,
     scalars: usize,
+    tail: usize,
 }
 
 impl SideLayout {
-    fn for_chunk(chunk: usize) -> SideLayout {
+    fn for_chunk(chunk: usize, tail: usize) -> SideLayout {
         let index = (chunk.div_ceil(64) * 8).next_multiple_of(256);
-        let scalars = index + (chunk * 4).next_multiple_of(256);
-        debug_assert!(scalars + chunk * 32 <= ArenaLayout::side_bytes(chunk));
-        SideLayout { index, scalars }
+        let scalars = index + (tail * 4).next_multiple_of(256);
+        debug_assert!(scalars + tail * 32 <= ArenaLayout::side_bytes(chunk, tail));
+        SideLayout {
+            index,
+            scalars,
+            tail,
+        }
     }
 }
 

@@ -169,6 +169,48 @@ struct Case {
     compact: bool,
     /// A streamed H MSM accumulated over its chunks.
     accumulate: bool,
+    /// G2 entries each circuit gathers its tails in (0: none; G1 tails get about 1.75 times
+    /// as many).
+    gather: usize,
+    /// Tail entries per side buffer (0: the plan's).
+    side_tail: usize,
+}
+
+impl Case {
+    /// A case with no gathered tails and the plan's side buffers.
+    #[allow(clippy::too_many_arguments)]
+    fn plain(
+        lg_n: u32,
+        circuits: usize,
+        resident: QuerySet,
+        polys: u32,
+        chunk: usize,
+        slots: usize,
+        g2_tail: bool,
+        accumulate: bool,
+    ) -> Case {
+        Case {
+            lg_n,
+            circuits,
+            resident,
+            polys,
+            chunk,
+            slots,
+            g2_tail,
+            compact: true,
+            accumulate,
+            gather: 0,
+            side_tail: 0,
+        }
+    }
+
+    fn gather_bytes(&self) -> usize {
+        if self.gather == 0 {
+            0
+        } else {
+            self.circuits * (self.gather * (192 + 32) + 512)
+        }
+    }
 }
 
 /// The arena packed as tightly as the ops allow (a token workspace, which the emulation only
@@ -197,6 +239,9 @@ fn compact(mut layout: ArenaLayout) -> ArenaLayout {
     slots.iter_mut().for_each(&mut place);
     let mut sides = layout.sides.clone();
     sides.iter_mut().for_each(&mut place);
+    let mut gather = layout.gather.clone();
+    place(&mut gather);
+    layout.gather = gather;
     layout.bytes = at.max(layout.polys as usize * layout.poly_bytes);
     layout.workspace = ws;
     layout.h_accumulate = h_acc;
@@ -213,25 +258,32 @@ fn stream_plan(srs: &Srs, c: &Case) -> StreamPlan {
         residency: Residency::Never,
         g2_tail_on_gpu: c.g2_tail,
         chunk_points: Some(c.chunk),
+        slots: None,
         resident_working: 0,
         msm_code: 0,
+        gather_tails: true,
     };
+    let mut layout = arena_layout(
+        &req,
+        c.resident,
+        c.polys,
+        c.chunk,
+        c.slots,
+        c.accumulate,
+        c.gather_bytes(),
+    );
+    if c.side_tail != 0 {
+        assert!(
+            c.side_tail <= layout.side_tail,
+            "the side buffers hold the pieces"
+        );
+        layout.side_tail = c.side_tail;
+    }
     StreamPlan {
         shape,
         resident: c.resident,
         chunk_points: c.chunk,
-        layout: if c.compact {
-            compact(arena_layout(
-                &req,
-                c.resident,
-                c.polys,
-                c.chunk,
-                c.slots,
-                c.accumulate,
-            ))
-        } else {
-            arena_layout(&req, c.resident, c.polys, c.chunk, c.slots, c.accumulate)
-        },
+        layout: if c.compact { compact(layout) } else { layout },
         g2_tail_on_gpu: c.g2_tail,
     }
 }
@@ -345,13 +397,22 @@ fn check(c: &Case, f: &Fixture) {
         if !c.compact {
             assert_workspaces_fit(&ops, plan);
         }
+        let gathers = ops
+            .iter()
+            .filter(|op| matches!(op, Op::Gather { .. }))
+            .count();
+        assert_eq!(
+            gathers > 0,
+            c.gather > 0,
+            "tails gathered where a region is given"
+        );
         for order in [Order::Program, Order::CopiesFirst, Order::ComputeFirst] {
             let got = emulate::run(&ops, plan, &host, &results, order);
             assert_eq!(
                 &got,
                 want,
-                "2^{} x{} resident [{}] polys {} chunk {} slots {} g2 tail {}, last H MSM {} \
-                 ({order:?})",
+                "2^{} x{} resident [{}] polys {} chunk {} slots {} g2 tail {}, gather {}, side \
+                 tail {}, last H MSM {} ({order:?})",
                 c.lg_n,
                 c.circuits,
                 c.resident,
@@ -359,6 +420,8 @@ fn check(c: &Case, f: &Fixture) {
                 c.chunk,
                 c.slots,
                 c.g2_tail,
+                c.gather,
+                c.side_tail,
                 if defer { "among the queries" } else { "first" }
             );
         }
@@ -372,7 +435,7 @@ fn the_last_h_msm_is_spread_over_the_query_chunks() {
         Chunk::Query(QueryChunk {
             query: Query::L,
             range: k..k + 1,
-            side: SideLayout::for_chunk(64),
+            side: SideLayout::for_chunk(64, 64),
             work: Vec::new(),
         })
     };
@@ -397,19 +460,24 @@ fn streamed_sections_give_the_cpu_sums_in_any_stream_order() {
     let l_bg2 = QuerySet::NONE.with(Query::L).with(Query::BG2);
     let but_a = QuerySet::NONE.with(Query::A).complement();
     let cases = [
-        // (lg_n, circuits, resident, polys, chunk, slots, g2 tail, H MSM accumulated)
-        (8, 1, QuerySet::NONE, 3, 64, 2, true, false),
-        (8, 1, QuerySet::NONE, 2, 64, 3, true, true),
-        (9, 2, QuerySet::NONE, 3, 192, 2, true, true),
-        (9, 3, h, 2, 128, 2, true, false),
-        (10, 1, l_bg2, 3, 320, 2, false, true),
-        (10, 3, but_a, 2, 256, 3, true, false),
-        (10, 2, QuerySet::NONE, 2, 1024, 2, false, false),
-        (11, 2, h, 3, 448, 3, true, false),
-        (11, 3, l_bg2, 2, 704, 2, true, true),
+        // (lg_n, circuits, resident, polys, chunk, slots, g2 tail, H MSM accumulated,
+        // gathered G2 entries per circuit, tail entries per side buffer): tails of about 20%
+        // of the points, gathered in one region or many times over (each full region summed),
+        // in pieces larger than the region (summed on their own), one piece or several per chunk
+        (8, 1, QuerySet::NONE, 3, 64, 2, true, false, 0, 0),
+        (8, 1, QuerySet::NONE, 2, 64, 3, true, true, 128, 0),
+        (9, 2, QuerySet::NONE, 3, 192, 2, true, true, 64, 64),
+        (9, 3, h, 2, 128, 2, true, false, 256, 0),
+        (10, 1, l_bg2, 3, 320, 2, false, true, 64, 64),
+        (10, 3, but_a, 2, 256, 3, true, false, 0, 64),
+        (10, 2, QuerySet::NONE, 2, 1024, 2, false, false, 192, 128),
+        (11, 2, h, 3, 448, 3, true, false, 1024, 0),
+        (11, 3, l_bg2, 2, 704, 2, true, true, 64, 128),
     ];
-    for (i, &(lg_n, circuits, resident, polys, chunk, slots, g2_tail, accumulate)) in
-        cases.iter().enumerate()
+    for (
+        i,
+        &(lg_n, circuits, resident, polys, chunk, slots, g2_tail, accumulate, gather, side_tail),
+    ) in cases.iter().enumerate()
     {
         for compact in [false, true] {
             let c = Case {
@@ -422,6 +490,8 @@ fn streamed_sections_give_the_cpu_sums_in_any_stream_order() {
                 g2_tail,
                 compact,
                 accumulate,
+                gather,
+                side_tail,
             };
             let f = Fixture::new(&c, 100 + i as u64);
             assert_eq!(
@@ -436,17 +506,7 @@ fn streamed_sections_give_the_cpu_sums_in_any_stream_order() {
 
 #[test]
 fn a_missing_wait_is_caught() {
-    let c = Case {
-        lg_n: 9,
-        circuits: 2,
-        resident: QuerySet::NONE,
-        polys: 2,
-        chunk: 64,
-        slots: 2,
-        g2_tail: true,
-        compact: true,
-        accumulate: true,
-    };
+    let c = Case::plain(9, 2, QuerySet::NONE, 2, 64, 2, true, true);
     let f = Fixture::new(&c, 7);
     let (plan, want, host) = (&f.plan, &f.want, f.host());
     let (ops, results) = f.build(true);
@@ -483,17 +543,7 @@ fn a_missing_wait_is_caught() {
 
 #[test]
 fn uploads_count_every_byte_once_per_group() {
-    let c = Case {
-        lg_n: 10,
-        circuits: 3,
-        resident: QuerySet::NONE,
-        polys: 3,
-        chunk: 256,
-        slots: 2,
-        g2_tail: true,
-        compact: true,
-        accumulate: true,
-    };
+    let c = Case::plain(10, 3, QuerySet::NONE, 3, 256, 2, true, true);
     let f = Fixture::new(&c, 9);
     let (ops, _) = f.build(true);
     let mut points = [0usize; 5];
