@@ -190,6 +190,8 @@ pub struct PlanRequest {
     pub chunk_points: Option<usize>,
     /// Forces the number of chunk slots (measurements).
     pub slots: Option<usize>,
+    /// Forces the number of side buffers (measurements; else one more than the slots).
+    pub sides: Option<usize>,
     /// Device bytes the all-resident path needs for one proof beside the SRS and the tables
     /// (its `a, b, c`, workspace and inputs): [`resident_working_bytes`].
     pub resident_working: usize,
@@ -218,7 +220,7 @@ pub struct ArenaLayout {
     /// Chunks of streamed points, in turn.
     pub slots: Vec<Range<usize>>,
     /// One circuit's ones bitmap and a piece of its tail for one chunk, in turn.
-    pub sides: [Range<usize>; 2],
+    pub sides: Vec<Range<usize>>,
     /// Tail entries one side buffer holds: a chunk's longer tail goes up in pieces.
     pub side_tail: usize,
     /// Where the group's circuits gather their tails' points and scalars from the chunks as they
@@ -782,10 +784,15 @@ pub(crate) fn arena_layout(
             r
         })
         .collect();
-    let side_a = at..at + side;
-    at = align(side_a.end);
-    let side_b = at..at + side;
-    at = align(side_b.end);
+    // The side stream runs ahead of the kernels as far as the copy stream does: one buffer more
+    // than the slots (at least two).
+    let sides: Vec<Range<usize>> = (0..req.sides.unwrap_or(slots + 1).max(2))
+        .map(|_| {
+            let r = at..at + side;
+            at = align(r.end);
+            r
+        })
+        .collect();
     let gather = at..at + gather;
     at = align(gather.end);
     ArenaLayout {
@@ -794,7 +801,7 @@ pub(crate) fn arena_layout(
         workspace,
         h_accumulate,
         slots: slot_ranges,
-        sides: [side_a, side_b],
+        sides,
         side_tail,
         gather,
         bytes: at.max(polys as usize * poly),

@@ -689,6 +689,7 @@ fn streamed_proofs_under_a_limit_keep_what_fits() {
         g2_tail_on_gpu: true,
         chunk_points: None,
         slots: None,
+        sides: None,
         resident_working: usize::MAX / 4,
         msm_code: 0,
         gather_tails: true,

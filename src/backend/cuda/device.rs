@@ -52,6 +52,7 @@ pub struct PlanKey {
     pub g2_tail_on_gpu: bool,
     pub chunk_points: Option<usize>,
     pub slots: Option<usize>,
+    pub sides: Option<usize>,
     pub msm_code: i32,
     pub gather_tails: bool,
 }

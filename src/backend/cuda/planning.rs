@@ -29,6 +29,7 @@ fn key_now(first: Option<&CircuitSplit>) -> PlanKey {
         g2_tail_on_gpu,
         chunk_points: chunk_override(),
         slots: slots_override(),
+        sides: count_setting("GROTH16_C2_STREAM_SIDES"),
         msm_code: kernels::configured_msm_code(),
         gather_tails: std::env::var("GROTH16_C2_STREAM_GATHER").as_deref() != Ok("0"),
     }
@@ -45,7 +46,12 @@ fn chunk_override() -> Option<usize> {
 /// `GROTH16_C2_STREAM_SLOTS`: streamed chunks in flight (2 to 16; measurements; the plan
 /// chooses otherwise).
 fn slots_override() -> Option<usize> {
-    std::env::var("GROTH16_C2_STREAM_SLOTS")
+    count_setting("GROTH16_C2_STREAM_SLOTS")
+}
+
+/// A count from 2 to 16 in the environment variable `name`.
+fn count_setting(name: &str) -> Option<usize> {
+    std::env::var(name)
         .ok()
         .and_then(|v| v.trim().parse::<usize>().ok())
         .filter(|c| (2..=16).contains(c))
@@ -61,6 +67,7 @@ fn request(srs: &Srs, key: &PlanKey, tails: [usize; 3], budget: usize) -> PlanRe
         g2_tail_on_gpu: key.g2_tail_on_gpu,
         chunk_points: key.chunk_points,
         slots: key.slots,
+        sides: key.sides,
         resident_working: memory_plan::resident_working_bytes(
             &shape,
             tails,

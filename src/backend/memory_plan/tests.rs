@@ -13,6 +13,7 @@ fn request(lg_n: u32, budget: usize) -> PlanRequest {
         g2_tail_on_gpu: true,
         chunk_points: None,
         slots: None,
+        sides: None,
         resident_working: resident_working_bytes(&shape, tails, true, 0),
         msm_code: 0,
         gather_tails: true,

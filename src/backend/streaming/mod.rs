@@ -818,7 +818,7 @@ impl Builder {
             }
             for (j, tail) in pieces.into_iter().enumerate() {
                 let k = self.next_side;
-                self.next_side = (k + 1) % 2;
+                self.next_side = (k + 1) % self.plan.layout.sides.len();
                 let ones = if j == 0 { w.ones } else { 0 };
                 let mut parts = Vec::with_capacity(3);
                 if ones > 0 {

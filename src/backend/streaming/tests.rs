@@ -259,6 +259,7 @@ fn stream_plan(srs: &Srs, c: &Case) -> StreamPlan {
         g2_tail_on_gpu: c.g2_tail,
         chunk_points: Some(c.chunk),
         slots: None,
+        sides: None,
         resident_working: 0,
         msm_code: 0,
         gather_tails: true,
