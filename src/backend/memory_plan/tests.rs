@@ -241,3 +241,63 @@ fn a_plans_layout_leaves_out_the_memory_it_was_made_on() {
     );
     assert_ne!(streamed.layout().to_string(), on_40.layout().to_string());
 }
+
+/// Where the budget leaves room a streamed plan gathers tails, never past the budget; each
+/// circuit of a group gets its own part of the region, points and scalars apart, no more
+/// entries than one chunk's MSM workspace serves; asked not to, a plan gathers none.
+#[test]
+fn gathered_tails_take_what_the_budget_leaves_and_split_it_among_circuits() {
+    let mut gathered = 0;
+    for lg in [20, 24, 26, 27] {
+        for gib in [6, 10, 11, 16, 24, 48] {
+            let req = request(lg, gib * GIB);
+            let Ok(p) = plan(&req) else { continue };
+            let PlanKind::Streamed {
+                layout,
+                chunk_points,
+                ..
+            } = &p.kind
+            else {
+                continue;
+            };
+            assert!(p.total_bytes() <= req.budget, "2^{lg} on {gib} GiB: {p}");
+            check_layout(layout);
+            if layout.gather.is_empty() {
+                continue;
+            }
+            gathered += 1;
+            for circuits in 1..=MAX_GROUP {
+                for curve in [Curve::G1, Curve::G2] {
+                    let mut parts: Vec<Range<usize>> = Vec::new();
+                    for k in 0..circuits {
+                        let (points, scalars, cap) =
+                            layout.gather_part(k, circuits, curve, *chunk_points);
+                        assert!(cap <= chunk_for(curve, *chunk_points));
+                        assert_eq!(points.len(), cap * curve.affine_bytes());
+                        assert_eq!(scalars.len(), cap * 32);
+                        assert!(points.end <= scalars.start || cap == 0);
+                        for r in [points, scalars] {
+                            assert!(r.is_empty() || layout.gather.contains(&r.start));
+                            assert!(r.end <= layout.gather.end);
+                            parts.push(r);
+                        }
+                    }
+                    parts.retain(|r| !r.is_empty());
+                    parts.sort_by_key(|r| r.start);
+                    for w in parts.windows(2) {
+                        assert!(w[0].end <= w[1].start, "{w:?} overlap");
+                    }
+                }
+            }
+            let off = plan(&PlanRequest {
+                gather_tails: false,
+                ..req
+            })
+            .unwrap();
+            if let PlanKind::Streamed { layout, .. } = &off.kind {
+                assert!(layout.gather.is_empty(), "asked not to gather: {off}");
+            }
+        }
+    }
+    assert!(gathered >= 4, "only {gathered} plans gather tails");
+}
