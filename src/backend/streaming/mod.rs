@@ -733,6 +733,53 @@ impl Builder {
         }
     }
 
+    /// Appends a tail piece to its circuit's gathered tail (summing what was gathered first
+    /// when it would not fit), or sums it on its own where the circuit's part of the gather
+    /// region cannot hold it. True when gathered.
+    fn tail_piece(&mut self, t: TailPiece) -> bool {
+        let curve = t.query.curve();
+        let (out_points, out_scalars, cap) = self.gather_part(t.circuit, curve);
+        if t.n > cap {
+            self.ops.push(Op::Rebase {
+                index: t.index,
+                n: t.n,
+                base: t.base,
+            });
+            let result = self.result(curve, t.circuit, t.query);
+            self.ops.push(Op::Msm {
+                curve,
+                points: t.points,
+                n_points: t.n_points,
+                index: Some(t.index),
+                scalars: t.scalars,
+                montgomery: false,
+                n: t.n,
+                bit_reversed: 0,
+                result,
+                stage: tail_stage(curve),
+            });
+            return false;
+        }
+        if self.gathered[t.circuit] + t.n > cap {
+            self.sum_gathered_of(t.circuit, t.query);
+        }
+        let at = self.gathered[t.circuit];
+        let pb = curve.affine_bytes();
+        self.ops.push(Op::Gather {
+            curve,
+            points: t.points,
+            n_points: t.n_points,
+            index: t.index,
+            base: t.base,
+            scalars: t.scalars,
+            n: t.n,
+            out_points: out_points.sub(at * pb, t.n * pb),
+            out_scalars: out_scalars.sub(at * 32, t.n * 32),
+        });
+        self.gathered[t.circuit] += t.n;
+        true
+    }
+
     /// The L, A and B queries of every circuit of the group, one pass over each query's points.
     pub fn queries(&mut self, circuits: &[CircuitQueries]) {
         let group = circuits.iter().map(|c| c.circuit + 1).max().unwrap_or(0);
@@ -867,48 +914,18 @@ impl Builder {
                 }
                 let mut regions = vec![Region::Side(k), Region::Workspace];
                 if !tail.is_empty() {
-                    let index = side.sub(chunk.side.index, tail.len() * 4);
-                    let scalars = side.sub(chunk.side.scalars, tail.len() * 32);
-                    let (out_points, out_scalars, cap) = self.gather_part(w.circuit, curve);
-                    let n = tail.len();
-                    if n <= cap {
-                        if self.gathered[w.circuit] + n > cap {
-                            self.sum_gathered_of(w.circuit, q);
-                        }
-                        let at = self.gathered[w.circuit];
-                        let pb = curve.affine_bytes();
-                        self.ops.push(Op::Gather {
-                            curve,
-                            points,
-                            n_points: m,
-                            index,
-                            base: range.start as u32,
-                            scalars,
-                            n,
-                            out_points: out_points.sub(at * pb, n * pb),
-                            out_scalars: out_scalars.sub(at * 32, n * 32),
-                        });
-                        self.gathered[w.circuit] += n;
+                    let piece = TailPiece {
+                        circuit: w.circuit,
+                        query: q,
+                        points,
+                        n_points: m,
+                        index: side.sub(chunk.side.index, tail.len() * 4),
+                        scalars: side.sub(chunk.side.scalars, tail.len() * 32),
+                        n: tail.len(),
+                        base: range.start as u32,
+                    };
+                    if self.tail_piece(piece) {
                         regions.push(Region::Gather);
-                    } else {
-                        self.ops.push(Op::Rebase {
-                            index,
-                            n,
-                            base: range.start as u32,
-                        });
-                        let result = self.result(curve, w.circuit, q);
-                        self.ops.push(Op::Msm {
-                            curve,
-                            points,
-                            n_points: m,
-                            index: Some(index),
-                            scalars,
-                            montgomery: false,
-                            n,
-                            bit_reversed: 0,
-                            result,
-                            stage: tail_stage(curve),
-                        });
                     }
                 }
                 self.used(&regions);
@@ -918,6 +935,20 @@ impl Builder {
             self.used(&[Region::Slot(slot)]);
         }
     }
+}
+
+/// One circuit's tail entries from one chunk of a query, in a side buffer on the device.
+struct TailPiece {
+    circuit: usize,
+    query: Query,
+    /// The chunk's points, and how many.
+    points: Mem,
+    n_points: usize,
+    /// The entries' point indices (into the query; `base` is the chunk's first) and scalars.
+    index: Mem,
+    scalars: Mem,
+    n: usize,
+    base: u32,
 }
 
 /// The stage a tail MSM of `curve` counts in.
