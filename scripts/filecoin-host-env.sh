@@ -14,6 +14,14 @@ source "$root/.cuda-venv/cuda.env"
 # time where there is one, the stub (no device: CPU proving) where there is none. The build
 # scripts that link it run during the build, so both paths matter then too.
 host_env_stub=$root/target/libcuda-stub
+# The stub's names come from cuda-driver-sys's sources in the cargo registry: on a machine that
+# has never fetched the Filecoin crates, fetch them first.
+shopt -s nullglob
+host_env_decls=("${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/cuda-driver-sys-*/src)
+shopt -u nullglob
+if [ ${#host_env_decls[@]} -eq 0 ]; then
+    cargo fetch --manifest-path "$root/compat/filecoin-seal-check/Cargo.toml" >/dev/null
+fi
 bash "$root/scripts/libcuda-stub.sh" "$host_env_stub" >/dev/null
 export LIBRARY_PATH="$host_env_stub${LIBRARY_PATH:+:$LIBRARY_PATH}"
 # Asks the dynamic loader itself (a driver found through LD_LIBRARY_PATH counts too), and tells
