@@ -28,7 +28,7 @@ fn key_now(first: Option<&CircuitSplit>) -> PlanKey {
         residency: Residency::from_env(),
         g2_tail_on_gpu,
         chunk_points: chunk_override(),
-        slots: slots_override(),
+        slots: count_setting("GROTH16_C2_STREAM_SLOTS"),
         sides: count_setting("GROTH16_C2_STREAM_SIDES"),
         msm_code: kernels::configured_msm_code(),
         gather_tails: std::env::var("GROTH16_C2_STREAM_GATHER").as_deref() != Ok("0"),
@@ -43,13 +43,9 @@ fn chunk_override() -> Option<usize> {
         .filter(|&c| c > 0)
 }
 
-/// `GROTH16_C2_STREAM_SLOTS`: streamed chunks in flight (2 to 16; measurements; the plan
-/// chooses otherwise).
-fn slots_override() -> Option<usize> {
-    count_setting("GROTH16_C2_STREAM_SLOTS")
-}
-
-/// A count from 2 to 16 in the environment variable `name`.
+/// A count from 2 to 16 in the environment variable `name`: `GROTH16_C2_STREAM_SLOTS` (chunks in
+/// flight) and `GROTH16_C2_STREAM_SIDES` (side buffers), for measurements; the plan chooses
+/// otherwise.
 fn count_setting(name: &str) -> Option<usize> {
     std::env::var(name)
         .ok()

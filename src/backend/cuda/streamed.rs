@@ -25,8 +25,8 @@ use super::staging::Staged;
 use crate::assignment::Witness;
 use crate::backend::memory_plan::{result_slots, MemoryPlan, Query};
 use crate::backend::streaming::{
-    points_bytes, Builder, CircuitQueries, EventId, HostSrc, Mem, Op, Space, Stage, StreamId,
-    StreamPlan,
+    points_bytes, tail_stage, Builder, CircuitQueries, EventId, HostSrc, Mem, Op, Space, Stage,
+    StreamId, StreamPlan,
 };
 use crate::backend::{CircuitPrep, DeviceGroup, DeviceResults};
 use crate::error::{Error, Result};
@@ -701,11 +701,7 @@ impl Executor {
                 } => {
                     let (p, i, sc) = (ctx.ptr(points), ctx.ptr(index), ctx.ptr(scalars));
                     let (op, os) = (ctx.ptr(out_points), ctx.ptr(out_scalars));
-                    let stage = match curve {
-                        Curve::G1 => Stage::TailMsm,
-                        Curve::G2 => Stage::G2Tail,
-                    };
-                    self.timed(Timed::Kernel(stage), compute, || {
+                    self.timed(Timed::Kernel(tail_stage(curve)), compute, || {
                         // SAFETY: every range lies in the group's memory (checked by ptr), the
                         // outputs in the gather region, apart from the chunk and side buffers.
                         unsafe {

@@ -951,8 +951,8 @@ struct TailPiece {
     base: u32,
 }
 
-/// The stage a tail MSM of `curve` counts in.
-fn tail_stage(curve: Curve) -> Stage {
+/// The stage a tail MSM (or gather) of `curve` counts in.
+pub fn tail_stage(curve: Curve) -> Stage {
     match curve {
         Curve::G1 => Stage::TailMsm,
         Curve::G2 => Stage::G2Tail,
