@@ -217,13 +217,14 @@ thread_local! {
 }
 
 /// `GROTH16_C2_LOG_TIMINGS`: 0 (default) nothing, 1 one line per call, 2 also a line per
-/// streamed device section on where its time went.
+/// streamed device section on where its time went, 3 also each of its timed ops on its stream.
 fn log_level() -> u8 {
     static LEVEL: once_cell::sync::Lazy<u8> =
         once_cell::sync::Lazy::new(
             || match std::env::var("GROTH16_C2_LOG_TIMINGS").as_deref() {
                 Ok("1") => 1,
                 Ok("2") => 2,
+                Ok("3") => 3,
                 _ => 0,
             },
         );
@@ -239,6 +240,12 @@ fn log_enabled() -> bool {
 #[cfg_attr(not(groth16_c2_cuda), allow(dead_code))] // only the CUDA backend streams
 pub(crate) fn log_stream_ops() -> bool {
     log_level() >= 2
+}
+
+/// Whether streamed device sections also print a line per timed op (`GROTH16_C2_LOG_TIMINGS=3`).
+#[cfg_attr(not(groth16_c2_cuda), allow(dead_code))] // only the CUDA backend streams
+pub(crate) fn log_stream_trace() -> bool {
+    log_level() >= 3
 }
 
 /// Records the timings of a call that finished on this thread: counters, the thread's last

@@ -9,7 +9,7 @@ use groth16_c2::testing::memory_plan::{
 use crate::common::{fail, Flags};
 use crate::process::parse_sizes;
 
-const USAGE: &str = "bench --plan [--log-n 24,26,27] [--free 10G,11G,16G,24G,48G,80G]";
+const USAGE: &str = "bench --plan [--log-n 24,26,27] [--free 10G,11G,16G,24G,48G,80G] [--chunk LG] [--slots N] [--layout]";
 
 /// Free memory the library leaves to the allocator and the driver (as a proof does).
 const HEADROOM: u64 = 512 << 20;
@@ -25,6 +25,16 @@ pub fn main(mut flags: Flags) {
                 .unwrap_or_else(|e| fail(&format!("--free: {e}\nusage: {USAGE}")))
         })
         .collect();
+    // The settings GROTH16_C2_STREAM_CHUNK and GROTH16_C2_STREAM_SLOTS force.
+    let chunk: Option<u32> = flags.value("--chunk").map(|v| {
+        v.parse()
+            .unwrap_or_else(|_| fail(&format!("--chunk: {v}\nusage: {USAGE}")))
+    });
+    let slots: Option<usize> = flags.value("--slots").map(|v| {
+        v.parse()
+            .unwrap_or_else(|_| fail(&format!("--slots: {v}\nusage: {USAGE}")))
+    });
+    let layout = flags.switch("--layout");
     flags.finish(USAGE);
     println!(
         "memory plans for PoRep-shaped SRSs (8% of aux values neither 0 nor 1), G2 tail on the GPU"
@@ -41,8 +51,8 @@ pub fn main(mut flags: Flags) {
                 budget: f.saturating_sub(HEADROOM) as usize,
                 residency: Residency::Auto,
                 g2_tail_on_gpu: true,
-                chunk_points: None,
-                slots: None,
+                chunk_points: chunk.map(|lg| 1usize << lg),
+                slots,
                 sides: None,
                 resident_working: resident_working_bytes(&shape, tails, true, 0),
                 msm_code: 0,
@@ -50,12 +60,43 @@ pub fn main(mut flags: Flags) {
             };
             let free_gib = f as f64 / (1u64 << 30) as f64;
             match plan(&req) {
-                Ok(p) => println!(
-                    "  {free_gib:5.1} GiB free: {p}; {:.1} GB streamed per circuit",
-                    p.streamed_bytes() as f64 / 1e9
-                ),
+                Ok(p) => {
+                    println!(
+                        "  {free_gib:5.1} GiB free: {p}; {:.1} GB streamed per circuit",
+                        p.streamed_bytes() as f64 / 1e9
+                    );
+                    if layout {
+                        print_layout(&p);
+                    }
+                }
                 Err(e) => println!("  {free_gib:5.1} GiB free: {e}"),
             }
         }
     }
+}
+
+/// The arena's regions of a streamed plan, in GiB.
+fn print_layout(p: &groth16_c2::testing::memory_plan::MemoryPlan) {
+    use groth16_c2::testing::memory_plan::PlanKind;
+    let PlanKind::Streamed { layout: l, .. } = &p.kind else {
+        return;
+    };
+    let gib = |r: &std::ops::Range<usize>| r.len() as f64 / (1u64 << 30) as f64;
+    let each = |rs: &[std::ops::Range<usize>]| rs.first().map_or(0.0, gib);
+    println!(
+        "      arena {:.2} GiB: {} polys of {:.2}, workspace {:.2}, H accumulation {:.2}, \
+         {} slots of {:.2}, {} sides of {:.3}, gather {:.2}; fixed {:.2}, resident {:.2}",
+        l.bytes as f64 / (1u64 << 30) as f64,
+        l.polys,
+        l.poly_bytes as f64 / (1u64 << 30) as f64,
+        gib(&l.workspace),
+        l.h_accumulate.as_ref().map_or(0.0, |a| gib(&a.workspace)),
+        l.slots.len(),
+        each(&l.slots),
+        l.sides.len(),
+        each(&l.sides),
+        gib(&l.gather),
+        p.fixed_bytes as f64 / (1u64 << 30) as f64,
+        p.resident_bytes as f64 / (1u64 << 30) as f64,
+    );
 }

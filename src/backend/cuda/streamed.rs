@@ -294,6 +294,9 @@ impl<'a> StreamedGroup<'a> {
                 exec.breakdown(h_marks)?
             );
         }
+        if crate::telemetry::log_stream_trace() {
+            eprint!("{}", exec.trace(h_marks)?);
+        }
         timings.h2d_bytes += builder.upload_bytes() as u64;
         timings.stream_chunk_points = builder.plan().chunk_points as u64;
         Ok(out)
@@ -491,6 +494,10 @@ enum Timed {
 struct Executor {
     events: Vec<Option<Event>>,
     timed: Vec<(Timed, Event, Event)>,
+    /// The op each entry of `timed` ran, kept only for the trace (`GROTH16_C2_LOG_TIMINGS=3`).
+    timed_ops: Vec<Op>,
+    /// The op being queued.
+    current: Option<Op>,
 }
 
 impl Executor {
@@ -516,6 +523,9 @@ impl Executor {
         f()?;
         end.record(stream)?;
         self.timed.push((what, start, end));
+        if crate::telemetry::log_stream_trace() {
+            self.timed_ops.push(self.current.expect("set by run"));
+        }
         Ok(())
     }
 
@@ -564,6 +574,32 @@ impl Executor {
         Ok(line)
     }
 
+    /// Every timed op as `trace STREAM START_MS END_MS OP` lines from the section's first timed
+    /// op (`GROTH16_C2_LOG_TIMINGS=3`), the H steps as `trace compute ... h_step`: where the
+    /// compute stream waits, and for which upload. The streams must have run them.
+    fn trace(&self, h_marks: &[(Event, Event)]) -> Result<String> {
+        let Some((_, origin, _)) = self.timed.first() else {
+            return Ok(String::new());
+        };
+        let mut rows: Vec<(f64, String)> = Vec::with_capacity(self.timed.len() + h_marks.len());
+        for ((what, start, end), op) in self.timed.iter().zip(&self.timed_ops) {
+            let (from, to) = (start.elapsed_ms(origin)?, end.elapsed_ms(origin)?);
+            let (stream, name) = match (what, op) {
+                (Timed::Upload, Op::Upload { stream, src, .. }) => {
+                    (format!("{stream:?}").to_lowercase(), format!("{src:?}"))
+                }
+                (_, op) => ("compute".to_string(), op_name(op)),
+            };
+            rows.push((from, format!("trace {stream} {from:.3} {to:.3} {name}")));
+        }
+        for (start, end) in h_marks {
+            let (from, to) = (start.elapsed_ms(origin)?, end.elapsed_ms(origin)?);
+            rows.push((from, format!("trace compute {from:.3} {to:.3} h_step")));
+        }
+        rows.sort_by(|a, b| a.0.total_cmp(&b.0));
+        Ok(rows.into_iter().map(|(_, r)| r + "\n").collect())
+    }
+
     /// Adds the measured times to `timings` (the streams must have run them).
     fn add_times(&self, timings: &mut ProofTimings) -> Result<()> {
         for (what, start, end) in &self.timed {
@@ -599,6 +635,7 @@ impl Executor {
         let coset = state.coset.iter().find(|c| c.lg_n == lg);
         let g = Scalar::MULTIPLICATIVE_GENERATOR;
         for op in ops {
+            self.current = Some(*op);
             match *op {
                 Op::Upload {
                     stream: s,
@@ -847,5 +884,22 @@ impl Executor {
             }
         }
         Ok(())
+    }
+}
+
+/// A kernel op's kind and size, for the trace.
+fn op_name(op: &Op) -> String {
+    match *op {
+        Op::Msm {
+            curve, n, stage, ..
+        } => format!("msm {curve:?} n={n} {stage:?}"),
+        Op::MsmAccumulate { n, .. } => format!("msm_accumulate n={n}"),
+        Op::MsmAccumulated { .. } => "msm_accumulated".to_string(),
+        Op::BatchAdd {
+            curve, n_points, ..
+        } => format!("batch_add {curve:?} n={n_points}"),
+        Op::Gather { curve, n, .. } => format!("gather {curve:?} n={n}"),
+        Op::Rebase { n, .. } => format!("rebase n={n}"),
+        other => format!("{other:?}"),
     }
 }
