@@ -26,6 +26,10 @@ size_t g16_msm_accumulate_workspace_size(int curve, size_t n_cap, int strategy) 
   return curve == 1 ? g16::msm_accumulate_workspace_size<g16::fp_t>(n_cap, strategy) : 0;
 }
 
+size_t g16_msm_accumulate_buckets_size(int curve, size_t n_cap, int strategy) {
+  return curve == 1 ? g16::msm_accumulate_buckets_size<g16::fp_t>(n_cap, strategy) : 0;
+}
+
 size_t g16_batch_add_workspace_size(int curve, size_t n_points) {
   switch (curve) {
     case 1: return g16::batch_add_workspace_size<g16::fp_t>(n_points);

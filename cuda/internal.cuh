@@ -164,12 +164,14 @@ cudaError_t msm_gather_tail(const void* points, size_t point_bytes, size_t n_poi
                             const uint32_t* index, uint32_t base, const void* scalars, size_t n,
                             void* out_points, void* out_scalars, cudaStream_t s);
 size_t g1_msm_accumulate_workspace_size(size_t n_cap, int strategy);
+size_t g1_msm_accumulate_buckets_size(size_t n_cap, int strategy);
 uint32_t g1_msm_window_bits(size_t n, int strategy);
 cudaError_t g1_msm_accumulate(const g1_affine_t* points, size_t n_points, const uint32_t* index,
                               const fr_t* scalars, bool montgomery, size_t n, size_t n_cap,
-                              int strategy, void* ws, size_t ws_bytes, bool first, cudaStream_t s);
-cudaError_t g1_msm_accumulated(size_t n_cap, int strategy, void* ws, size_t ws_bytes,
-                               g1_xyzz_t* result, cudaStream_t s);
+                              int strategy, void* buckets, size_t buckets_bytes, void* ws,
+                              size_t ws_bytes, bool first, cudaStream_t s);
+cudaError_t g1_msm_accumulated(size_t n_cap, int strategy, void* buckets, size_t buckets_bytes,
+                               void* ws, size_t ws_bytes, g1_xyzz_t* result, cudaStream_t s);
 #endif
 
 }  // namespace g16

@@ -148,21 +148,28 @@ size_t g16_msm_accumulate_workspace_size(int curve, size_t n_cap, int strategy) 
   return curve == 1 ? g16::g1_msm_accumulate_workspace_size(n_cap, strategy) : 0;
 }
 
+size_t g16_msm_accumulate_buckets_size(int curve, size_t n_cap, int strategy) {
+  return curve == 1 ? g16::g1_msm_accumulate_buckets_size(n_cap, strategy) : 0;
+}
+
 int g16_msm_accumulate(int curve, const void* points, size_t n_points, const uint32_t* index,
                        const void* scalars, int montgomery, size_t n, size_t n_cap, int strategy,
-                       void* workspace, size_t workspace_bytes, int first, g16_stream_t stream) {
+                       void* buckets, size_t buckets_bytes, void* workspace,
+                       size_t workspace_bytes, int first, g16_stream_t stream) {
   if (curve != 1) return (int)cudaErrorInvalidValue;
   return (int)g16::g1_msm_accumulate(static_cast<const g16::g1_affine_t*>(points), n_points, index,
                                      static_cast<const g16::fr_t*>(scalars), montgomery != 0, n,
-                                     n_cap, strategy, workspace, workspace_bytes, first != 0,
-                                     stream_of(stream));
+                                     n_cap, strategy, buckets, buckets_bytes, workspace,
+                                     workspace_bytes, first != 0, stream_of(stream));
 }
 
-int g16_msm_accumulated(int curve, size_t n_cap, int strategy, void* workspace,
-                        size_t workspace_bytes, void* result, g16_stream_t stream) {
+int g16_msm_accumulated(int curve, size_t n_cap, int strategy, void* buckets,
+                        size_t buckets_bytes, void* workspace, size_t workspace_bytes,
+                        void* result, g16_stream_t stream) {
   if (curve != 1) return (int)cudaErrorInvalidValue;
-  return (int)g16::g1_msm_accumulated(n_cap, strategy, workspace, workspace_bytes,
-                                      static_cast<g16::g1_xyzz_t*>(result), stream_of(stream));
+  return (int)g16::g1_msm_accumulated(n_cap, strategy, buckets, buckets_bytes, workspace,
+                                      workspace_bytes, static_cast<g16::g1_xyzz_t*>(result),
+                                      stream_of(stream));
 }
 
 int g16_msm_index_rebase(uint32_t* index, size_t n, uint32_t base, g16_stream_t stream) {

@@ -148,19 +148,22 @@ int g16_msm(int curve, const void* points, size_t n_points, const uint32_t* inde
 
 // An MSM over chunks of the points, accumulated (G1 only: curve = 1): g16_msm_accumulate adds
 // one chunk's sum (n <= n_cap scalars; points, index, scalars, montgomery as for g16_msm, natural
-// order) to buckets kept in `workspace`, `first` != 0 starting them from the identity;
-// g16_msm_accumulated reduces them to `result`. Every call of one accumulation passes the same
-// n_cap and strategy, which must force the window (bits 8-15; slices, no copies, no bit
-// reversal) and take every window in one pass: g16_msm_accumulate_workspace_size (bytes) is 0
-// otherwise. Between the calls nothing else may use the workspace.
+// order) to `buckets`, `first` != 0 starting them from the identity; g16_msm_accumulated
+// reduces them to `result`. Every call of one accumulation passes the same n_cap and strategy,
+// which must force the window (bits 8-15; slices, no copies, no bit reversal) and take every
+// window in one pass: the sizes below (bytes) are 0 otherwise. Between the calls nothing else
+// may use the buckets; the workspace is scratch, free for other kernels between the calls.
 size_t g16_msm_accumulate_workspace_size(int curve, size_t n_cap, int strategy);
+size_t g16_msm_accumulate_buckets_size(int curve, size_t n_cap, int strategy);
 // The window width (bits) an MSM of n scalars with `strategy` takes (0: out of range).
 uint32_t g16_msm_window_bits(size_t n, int strategy);
 int g16_msm_accumulate(int curve, const void* points, size_t n_points, const uint32_t* index,
                        const void* scalars, int montgomery, size_t n, size_t n_cap, int strategy,
-                       void* workspace, size_t workspace_bytes, int first, g16_stream_t stream);
-int g16_msm_accumulated(int curve, size_t n_cap, int strategy, void* workspace,
-                        size_t workspace_bytes, void* result, g16_stream_t stream);
+                       void* buckets, size_t buckets_bytes, void* workspace,
+                       size_t workspace_bytes, int first, g16_stream_t stream);
+int g16_msm_accumulated(int curve, size_t n_cap, int strategy, void* buckets,
+                        size_t buckets_bytes, void* workspace, size_t workspace_bytes,
+                        void* result, g16_stream_t stream);
 
 // Subtracts `base` from each of the n point indices at `index` (device memory), in place: the
 // indices of a tail MSM's entries that fall in one chunk of the points, made relative to that

@@ -66,7 +66,7 @@ cudaError_t msm(const affine_t<F>* points, size_t n_points, const uint32_t* inde
     const uint32_t keys = groups * p.buckets;
     if ((err = sort_chunk<F>(p, w, scalars, montgomery, index, n_points, 0, n, w0, w1, keys, s)))
       return err;
-    slice_chunk<F, false>(p, w, points, all_points, keys, rounds, s);
+    slice_chunk<F>(p, w, points, all_points, keys, rounds, s);
     if ((err = reduce_pass<F>(p, w, groups, g0, s))) return err;
   }
   // One sum per group of windows, c m bits apart.
@@ -74,54 +74,56 @@ cudaError_t msm(const affine_t<F>* points, size_t n_points, const uint32_t* inde
   return cudaGetLastError();
 }
 
-// An MSM over chunks of the points that never share the device: msm_accumulate adds one
-// chunk's sum s_k points[idx(k)] (n <= n_cap scalars; idx as in msm, natural order) to buckets
-// kept in the workspace, `first` starting them from the identity; msm_accumulated reduces them
-// to the result. Every call of one accumulation passes the same n_cap and strategy, which lay
-// out the workspace (msm_accumulate_workspace_size bytes) and fix the window: the strategy must
-// force one, so that every chunk adds into the same buckets (the streamed H MSM forces the
-// window of one chunk: each chunk sorts into every bucket, so wider ones cost more than they
-// save). Between the calls the workspace holds the buckets: nothing else may use it. A large
-// MSM in chunks then reduces its buckets once, not once per chunk.
+// An MSM over chunks of the points that never share the device: msm_accumulate sums one
+// chunk's s_k points[idx(k)] (n <= n_cap scalars; idx as in msm, natural order) into buckets in
+// the scratch workspace (msm_accumulate_workspace_size bytes), as msm does, and adds those to
+// the kept buckets (msm_accumulate_buckets_size bytes), `first` starting them from the chunk's;
+// msm_accumulated reduces the kept buckets to the result. Every call of one accumulation passes
+// the same n_cap and strategy, which lay out both and fix the window: the strategy must force
+// one, so that every chunk adds into the same buckets. Between the calls only the kept buckets
+// must be left alone: the scratch holds nothing from one call to the next (the streamed
+// proof's other kernels share it). A large MSM in chunks then reduces its buckets once, not
+// once per chunk.
 template <class F>
 cudaError_t msm_accumulate(const affine_t<F>* points, size_t n_points, const uint32_t* index,
                            const fr_t* scalars, bool montgomery, size_t n, size_t n_cap,
-                           int strategy, void* workspace, size_t workspace_bytes, bool first,
-                           cudaStream_t s) {
+                           int strategy, void* buckets, size_t buckets_bytes, void* workspace,
+                           size_t workspace_bytes, bool first, cudaStream_t s) {
   using namespace msm_detail;
   msm_plan p;
   if (!accumulate_plan(n_cap, sizeof(xyzz_t<F>), strategy, &p) || n > n_cap ||
-      workspace_bytes < p.total || points == nullptr || scalars == nullptr ||
-      workspace == nullptr || n_points >= (size_t(1) << 31))
+      workspace_bytes < p.total || buckets_bytes < accumulate_kept_bytes(p, sizeof(xyzz_t<F>)) ||
+      points == nullptr || scalars == nullptr || workspace == nullptr || buckets == nullptr ||
+      n_points >= (size_t(1) << 31))
     return cudaErrorInvalidValue;
   const msm_ws<F> w(p, workspace);
+  xyzz_t<F>* kept = static_cast<xyzz_t<F>*>(buckets);
   const uint32_t keys = pass_groups(p, p.windows) * p.buckets;
   if (n == 0) {
     // An empty chunk adds nothing; as the first it leaves every bucket the identity.
-    return first ? cudaMemsetAsync(w.buckets, 0, size_t(keys) * sizeof(xyzz_t<F>), s)
-                 : cudaSuccess;
+    return first ? cudaMemsetAsync(kept, 0, size_t(keys) * sizeof(xyzz_t<F>), s) : cudaSuccess;
   }
   cudaError_t err;
   if ((err = sort_chunk<F>(p, w, scalars, montgomery, index, n_points, 0, n, 0, p.windows, keys,
                            s)))
     return err;
-  const uint32_t rounds = head_rounds(n, p.slice);
-  if (first)
-    slice_chunk<F, false>(p, w, points, n_points, keys, rounds, s);
-  else
-    slice_chunk<F, true>(p, w, points, n_points, keys, rounds, s);
+  slice_chunk<F>(p, w, points, n_points, keys, head_rounds(n, p.slice), s);
+  keep_buckets_kernel<F><<<blocks_for(keys, 128), 128, 0, s>>>(kept, w.buckets, keys, first);
   return cudaGetLastError();
 }
 
 template <class F>
-cudaError_t msm_accumulated(size_t n_cap, int strategy, void* workspace, size_t workspace_bytes,
-                            xyzz_t<F>* result, cudaStream_t s) {
+cudaError_t msm_accumulated(size_t n_cap, int strategy, void* buckets, size_t buckets_bytes,
+                            void* workspace, size_t workspace_bytes, xyzz_t<F>* result,
+                            cudaStream_t s) {
   using namespace msm_detail;
   msm_plan p;
   if (!accumulate_plan(n_cap, sizeof(xyzz_t<F>), strategy, &p) || workspace_bytes < p.total ||
-      workspace == nullptr || result == nullptr)
+      buckets_bytes < accumulate_kept_bytes(p, sizeof(xyzz_t<F>)) || workspace == nullptr ||
+      buckets == nullptr || result == nullptr)
     return cudaErrorInvalidValue;
-  const msm_ws<F> w(p, workspace);
+  msm_ws<F> w(p, workspace);
+  w.buckets = static_cast<xyzz_t<F>*>(buckets);
   cudaError_t err;
   if ((err = reduce_pass<F>(p, w, p.groups, 0, s))) return err;
   combine_kernel<F><<<1, 1, 0, s>>>(w.windows, p.groups, p.c, result);

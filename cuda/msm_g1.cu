@@ -30,16 +30,21 @@ size_t g1_msm_accumulate_workspace_size(size_t n_cap, int strategy) {
   return msm_accumulate_workspace_size<fp_t>(n_cap, strategy);
 }
 
-cudaError_t g1_msm_accumulate(const g1_affine_t* points, size_t n_points, const uint32_t* index,
-                              const fr_t* scalars, bool montgomery, size_t n, size_t n_cap,
-                              int strategy, void* ws, size_t ws_bytes, bool first, cudaStream_t s) {
-  return msm_accumulate<fp_t>(points, n_points, index, scalars, montgomery, n, n_cap, strategy, ws,
-                              ws_bytes, first, s);
+size_t g1_msm_accumulate_buckets_size(size_t n_cap, int strategy) {
+  return msm_accumulate_buckets_size<fp_t>(n_cap, strategy);
 }
 
-cudaError_t g1_msm_accumulated(size_t n_cap, int strategy, void* ws, size_t ws_bytes,
-                               g1_xyzz_t* result, cudaStream_t s) {
-  return msm_accumulated<fp_t>(n_cap, strategy, ws, ws_bytes, result, s);
+cudaError_t g1_msm_accumulate(const g1_affine_t* points, size_t n_points, const uint32_t* index,
+                              const fr_t* scalars, bool montgomery, size_t n, size_t n_cap,
+                              int strategy, void* buckets, size_t buckets_bytes, void* ws,
+                              size_t ws_bytes, bool first, cudaStream_t s) {
+  return msm_accumulate<fp_t>(points, n_points, index, scalars, montgomery, n, n_cap, strategy,
+                              buckets, buckets_bytes, ws, ws_bytes, first, s);
+}
+
+cudaError_t g1_msm_accumulated(size_t n_cap, int strategy, void* buckets, size_t buckets_bytes,
+                               void* ws, size_t ws_bytes, g1_xyzz_t* result, cudaStream_t s) {
+  return msm_accumulated<fp_t>(n_cap, strategy, buckets, buckets_bytes, ws, ws_bytes, result, s);
 }
 
 size_t g1_batch_add_workspace_size(size_t n_points) {

@@ -253,11 +253,24 @@ G16_HD void for_each_digit(const uint32_t s[8], const msm_plan& p, uint32_t w0, 
   }
 }
 
+// The buckets an accumulation keeps between its calls: one set for every window.
+inline size_t accumulate_kept_bytes(const msm_plan& p, size_t xyzz_bytes) {
+  return align_up(size_t(pass_groups(p, p.windows)) * p.buckets * xyzz_bytes);
+}
+
 // Workspace sizes: host code only, so that a build without CUDA sizes device memory the same way.
+// An accumulation's scratch (a chunk's MSM workspace) and its kept buckets.
 template <class F>
 size_t msm_accumulate_workspace_size(size_t n_cap, int strategy) {
   msm_plan p;
   return accumulate_plan(n_cap, sizeof(xyzz_t<F>), strategy, &p) ? p.total : 0;
+}
+template <class F>
+size_t msm_accumulate_buckets_size(size_t n_cap, int strategy) {
+  msm_plan p;
+  return accumulate_plan(n_cap, sizeof(xyzz_t<F>), strategy, &p)
+             ? accumulate_kept_bytes(p, sizeof(xyzz_t<F>))
+             : 0;
 }
 
 template <class F>

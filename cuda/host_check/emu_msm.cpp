@@ -23,10 +23,7 @@ static uint64_t mix(uint32_t entry) { return (uint64_t(entry) + 1) * 0x9E3779B97
 static std::mt19937_64 rng(15);
 
 // Runs one pass's accumulation over these bucket sizes with slices of S; returns errors.
-// With `accumulate`, the buckets start from earlier chunks' sums (msm_accumulate after its first
-// chunk) and must end with those plus this pass's entries.
-static int check_counts(const std::vector<uint32_t>& counts, uint32_t S, const char* what,
-                        bool accumulate = false) {
+static int check_counts(const std::vector<uint32_t>& counts, uint32_t S, const char* what) {
   const uint32_t keys = (uint32_t)counts.size();
   std::vector<uint32_t> offsets(keys + 1, 0);
   uint32_t most = 0;
@@ -43,9 +40,6 @@ static int check_counts(const std::vector<uint32_t>& counts, uint32_t S, const c
 
   const uint32_t slices = (total + S - 1) / S;
   std::vector<toy> heads(slices, toy{0xdeadull}), buckets(keys, toy{0xbeefull});
-  std::vector<uint64_t> earlier(keys, 0);
-  if (accumulate)
-    for (uint32_t k = 0; k < keys; k++) buckets[k].v = earlier[k] = rng();
   std::vector<int> head_writes(slices, 0), bucket_writes(keys, 0);
   int bad = 0;
   // The slice kernel.
@@ -55,10 +49,12 @@ static int check_counts(const std::vector<uint32_t>& counts, uint32_t S, const c
         offsets.data(), keys, entries.data(), begin, end,
         [&](toy& acc, uint32_t entry) { acc.v += mix(entry); },
         [&](uint32_t key, const toy& acc, bool head) {
-          switch (flush_lands(accumulate, head)) {
-            case kFlushHead: heads[t] = acc; head_writes[t]++; break;
-            case kFlushStore: buckets[key] = acc; bucket_writes[key]++; break;
-            default: buckets[key].v += acc.v; bucket_writes[key]++; break;
+          if (head) {
+            heads[t] = acc;
+            head_writes[t]++;
+          } else {
+            buckets[key] = acc;
+            bucket_writes[key]++;
           }
           // A flushed key's bucket must hold the slice's entries it summed.
           if (key >= keys || offsets[key] == offsets[key + 1] || offsets[key + 1] <= begin ||
@@ -97,7 +93,7 @@ static int check_counts(const std::vector<uint32_t>& counts, uint32_t S, const c
     const uint32_t how = bucket_finish(offsets.data(), k, S, &slot);
     if (how == 0) {
       if (bucket_writes[k]) bad++;
-      if (empty_bucket_cleared(accumulate)) buckets[k] = toy::inf();
+      buckets[k] = toy::inf();
     } else {
       if (bucket_writes[k] != 1) bad++;
       if (how == 2) {
@@ -105,10 +101,10 @@ static int check_counts(const std::vector<uint32_t>& counts, uint32_t S, const c
         buckets[k].v += heads[slot].v;
       }
     }
-    if (buckets[k].v != want[k] + earlier[k]) wrong++;
+    if (buckets[k].v != want[k]) wrong++;
   }
-  printf("%-28s%s keys %7u slice %3u entries %9u rounds %u errs %d\n", what,
-         accumulate ? " (onto earlier chunks)" : "", keys, S, total, rounds, bad + wrong);
+  printf("%-28s keys %7u slice %3u entries %9u rounds %u errs %d\n", what, keys, S, total,
+         rounds, bad + wrong);
   return bad + wrong;
 }
 
@@ -387,12 +383,6 @@ int main() {
     for (uint32_t k = 0; k < 3000; k += 7) ragged[k] = 0;  // empty buckets between full ones
     for (uint32_t k = 1000; k < 1900; k++) ragged[k] = 0;  // a long run of empty buckets
     bad += check_counts(ragged, S, "runs of empty buckets");
-    // A later chunk of an accumulation: the same shapes land on earlier chunks' buckets.
-    bad += check_counts(poisson(4096, 0.3), S, "sparse (mostly empty)", true);
-    bad += check_counts(poisson(2048, 9.5 * S), S, "buckets ~ 9.5 slices", true);
-    bad += check_counts(ragged, S, "runs of empty buckets", true);
-    one.assign(1000, 0);
-    bad += check_counts(one, S, "no entries", true);
   }
   // Accumulation plans: one pass with the window forced, or none (-> independent chunks).
   {

@@ -9,7 +9,7 @@ use groth16_c2::testing::memory_plan::{
 use crate::common::{fail, Flags};
 use crate::process::parse_sizes;
 
-const USAGE: &str = "bench --plan [--log-n 24,26,27] [--free 10G,11G,16G,24G,48G,80G] [--chunk LG] [--slots N] [--layout]";
+const USAGE: &str = "bench --plan [--log-n 24,26,27] [--free 10G,11G,16G,24G,48G,80G] [--chunk LG] [--slots N] [--bus GBPS] [--layout]";
 
 /// Free memory the library leaves to the allocator and the driver (as a proof does).
 const HEADROOM: u64 = 512 << 20;
@@ -35,6 +35,11 @@ pub fn main(mut flags: Flags) {
             .unwrap_or_else(|_| fail(&format!("--slots: {v}\nusage: {USAGE}")))
     });
     let layout = flags.switch("--layout");
+    // The host-to-device bandwidth the plans assume (the library measures its device's).
+    let bus: f64 = flags.value("--bus").map_or(25.0, |v| {
+        v.parse()
+            .unwrap_or_else(|_| fail(&format!("--bus: {v}\nusage: {USAGE}")))
+    }) * 1e9;
     flags.finish(USAGE);
     println!(
         "memory plans for PoRep-shaped SRSs (8% of aux values neither 0 nor 1), G2 tail on the GPU"
@@ -57,6 +62,7 @@ pub fn main(mut flags: Flags) {
                 resident_working: resident_working_bytes(&shape, tails, true, 0),
                 msm_code: 0,
                 gather_tails: true,
+                bus_bytes_per_s: bus,
             };
             let free_gib = f as f64 / (1u64 << 30) as f64;
             match plan(&req) {
@@ -84,13 +90,13 @@ fn print_layout(p: &groth16_c2::testing::memory_plan::MemoryPlan) {
     let gib = |r: &std::ops::Range<usize>| r.len() as f64 / (1u64 << 30) as f64;
     let each = |rs: &[std::ops::Range<usize>]| rs.first().map_or(0.0, gib);
     println!(
-        "      arena {:.2} GiB: {} polys of {:.2}, workspace {:.2}, H accumulation {:.2}, \
+        "      arena {:.2} GiB: {} polys of {:.2}, workspace {:.2}, H buckets {:.2}, \
          {} slots of {:.2}, {} sides of {:.3}, gather {:.2}; fixed {:.2}, resident {:.2}",
         l.bytes as f64 / (1u64 << 30) as f64,
         l.polys,
         l.poly_bytes as f64 / (1u64 << 30) as f64,
         gib(&l.workspace),
-        l.h_accumulate.as_ref().map_or(0.0, |a| gib(&a.workspace)),
+        l.h_accumulate.as_ref().map_or(0.0, |a| gib(&a.buckets)),
         l.slots.len(),
         each(&l.slots),
         l.sides.len(),

@@ -31,6 +31,11 @@ mod raw {
             n_cap: usize,
             strategy: c_int,
         ) -> usize;
+        pub fn g16_msm_accumulate_buckets_size(
+            curve: c_int,
+            n_cap: usize,
+            strategy: c_int,
+        ) -> usize;
         pub fn g16_batch_add_workspace_size(curve: c_int, n_points: usize) -> usize;
         pub fn g16_msm_window_bits(n: usize, strategy: c_int) -> u32;
         pub fn g16_ntt_table_size(lg_max: u32) -> usize;
@@ -65,12 +70,19 @@ pub fn msm_workspace_up_to(curve: Curve, n: usize, strategy: i32) -> usize {
     (most + most / 16).next_multiple_of(256)
 }
 
-/// Workspace bytes of an MSM accumulated over chunks of at most `n_cap` scalars with the
-/// launcher's `strategy` code (which must force the window); 0 where the kernels cannot
-/// accumulate that shape (several passes, G2): the chunks then reduce one by one.
-pub fn msm_accumulate_workspace(curve: Curve, n_cap: usize, strategy: i32) -> usize {
-    // SAFETY: a pure size computation.
-    unsafe { raw::g16_msm_accumulate_workspace_size(curve as c_int, n_cap, strategy) }
+/// An MSM accumulated over chunks of at most `n_cap` scalars with the launcher's `strategy`
+/// code (which must force the window): the bytes of its scratch workspace (free between its
+/// calls) and of its buckets (kept between them); None where the kernels cannot accumulate that
+/// shape (several passes, G2): the chunks then reduce one by one.
+pub fn msm_accumulate_sizes(curve: Curve, n_cap: usize, strategy: i32) -> Option<(usize, usize)> {
+    // SAFETY: pure size computations.
+    let (ws, buckets) = unsafe {
+        (
+            raw::g16_msm_accumulate_workspace_size(curve as c_int, n_cap, strategy),
+            raw::g16_msm_accumulate_buckets_size(curve as c_int, n_cap, strategy),
+        )
+    };
+    (ws > 0 && buckets > 0).then_some((ws, buckets))
 }
 
 /// The window width in bits an MSM of `n` scalars takes with the launcher's `strategy` code

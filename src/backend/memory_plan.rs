@@ -201,6 +201,9 @@ pub struct PlanRequest {
     /// Whether streamed tails may be gathered (`GROTH16_C2_STREAM_GATHER=0`: each chunk's tail
     /// summed on its own, for comparison).
     pub gather_tails: bool,
+    /// Host-to-device bytes per second the cost model assumes (the device's, measured; else
+    /// [`DEFAULT_BUS_BYTES_PER_S`]).
+    pub bus_bytes_per_s: f64,
 }
 
 /// Where a streamed proof's buffers lie in its one device allocation (the arena). The H step's
@@ -232,15 +235,16 @@ pub struct ArenaLayout {
 }
 
 /// How a streamed H MSM accumulates over its chunks: one set of buckets for the whole MSM, in
-/// a workspace of its own (the query chunks interleaved with it use the shared one), reduced
-/// once at the end, with the window one chunk would take (see `h_accumulation`).
+/// a region of its own that the query chunks interleaved with it leave alone (each chunk's
+/// sort uses the shared workspace, as their kernels do), reduced once at the end, with the
+/// window one chunk would take (see `h_accumulation`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HAccumulation {
-    /// Scalars per chunk at most (the workspace's layout).
+    /// Scalars per chunk at most (the buckets' and the scratch's layout).
     pub n_cap: usize,
     /// The launcher's strategy code, its window forced.
     pub code: i32,
-    pub workspace: Range<usize>,
+    pub buckets: Range<usize>,
 }
 
 impl ArenaLayout {
@@ -487,12 +491,19 @@ pub const MIN_TABLE_LG: u32 = 16;
 /// points; larger ones only add memory).
 const CHUNK_LGS: Range<u32> = 16..25;
 
-/// Host-to-device bandwidth the plan's cost model assumes (PCIe 4 x16 from page-locked memory).
-const MODEL_BYTES_PER_S: f64 = 25e9;
+/// Host-to-device bandwidth the plan's cost model assumes where none was measured (PCIe 4 x16
+/// from page-locked memory).
+pub const DEFAULT_BUS_BYTES_PER_S: f64 = 25e9;
 /// Model cost of one chunk, in seconds: its launches and each tail MSM's own reduction. A 2^27
 /// PoRep partition under 16 GiB spent 210 ms less in batch additions and tails with 40 chunks
 /// of 2^24 than with 80 of 2^23 (H100).
 const MODEL_CHUNK_S: f64 = 5e-3;
+/// Model cost of one chunk of a streamed H MSM beyond its additions (its sort's passes): 16
+/// chunks of 2^23 took 71 ms more than 8 of 2^24 (H100, accumulated).
+const MODEL_H_CHUNK_S: f64 = 9e-3;
+/// What gathering the tails saves per chunk: 40 chunks' tail MSMs took 313 ms, their tails
+/// gathered into three 189 (H100, 2^27 under 16 GiB).
+const MODEL_GATHER_SAVES_S: f64 = 3e-3;
 /// Curve additions per second the model assumes for the H MSM (a 2^27 MSM's ~1.8e9 in ~0.8 s).
 const MODEL_ADDITIONS_PER_S: f64 = 2.2e9;
 
@@ -596,7 +607,7 @@ pub fn plan(req: &PlanRequest) -> Result<MemoryPlan, NoFit> {
             for &chunk in &chunks {
                 let slot_counts = match req.slots {
                     Some(s) => vec![s],
-                    None => vec![2, 3],
+                    None => vec![2, 3, 4],
                 };
                 for (slots, accumulate) in slot_counts.iter().flat_map(|&s| [(s, false), (s, true)])
                 {
@@ -609,7 +620,7 @@ pub fn plan(req: &PlanRequest) -> Result<MemoryPlan, NoFit> {
                     }
                     let results =
                         results_bytes(&shape, resident, chunk, layout.side_tail, MAX_GROUP);
-                    let p = MemoryPlan {
+                    let mut p = MemoryPlan {
                         shape,
                         budget: req.budget,
                         fixed_bytes: table_bytes(shape.lg_n) + results,
@@ -625,7 +636,8 @@ pub fn plan(req: &PlanRequest) -> Result<MemoryPlan, NoFit> {
                     if p.total_bytes() > req.budget {
                         continue;
                     }
-                    let cost = modelled_cost(&p);
+                    add_gather(req, &mut p);
+                    let cost = modelled_cost(&p, req.bus_bytes_per_s.max(1e9));
                     if best.as_ref().is_none_or(|(c, _)| cost < *c) {
                         best = Some((cost, p));
                     }
@@ -633,13 +645,11 @@ pub fn plan(req: &PlanRequest) -> Result<MemoryPlan, NoFit> {
             }
         }
     }
-    let mut best = best.map(|(_, p)| p).ok_or(NoFit {
+    best.map(|(_, p)| p).ok_or(NoFit {
         lg_n: shape.lg_n,
         need: minimum_bytes(req),
         budget: req.budget,
-    })?;
-    add_gather(req, &mut best);
-    Ok(best)
+    })
 }
 
 /// Gives a streamed plan a region to gather tails in, from the budget it leaves (up to one
@@ -721,16 +731,16 @@ pub(crate) fn arena_layout(
     let shape = &req.shape;
     let poly = shape.poly_bytes();
     let h = shape.points(Query::H);
-    // The H MSM: over the resident query at once, else chunk by chunk (in the shared workspace,
-    // or accumulated in a workspace of its own that the query chunks between its chunks leave
-    // alone).
+    // The H MSM: over the resident query at once, else chunk by chunk in the shared workspace,
+    // reduced per chunk or accumulated into buckets of its own that the query chunks between
+    // its chunks leave alone.
     let h_accumulate = (accumulate && !resident.contains(Query::H))
         .then(|| h_accumulation(req, chunk))
         .flatten();
     let h_ws = if resident.contains(Query::H) {
         kernel_sizes::msm_workspace(Curve::G1, h, req.msm_code)
-    } else if h_accumulate.is_some() {
-        0
+    } else if let Some((_, _, scratch, _)) = h_accumulate {
+        scratch
     } else {
         // The last chunk is shorter.
         kernel_sizes::msm_workspace_up_to(Curve::G1, h.min(chunk), req.msm_code)
@@ -768,13 +778,13 @@ pub(crate) fn arena_layout(
     let mut at = align(poly);
     let workspace = at..at + ws.max(1);
     at = align(workspace.end);
-    let h_accumulate = h_accumulate.map(|(n_cap, code, bytes)| {
-        let ws = at..at + bytes;
-        at = align(ws.end);
+    let h_accumulate = h_accumulate.map(|(n_cap, code, _, bytes)| {
+        let buckets = at..at + bytes;
+        at = align(buckets.end);
         HAccumulation {
             n_cap,
             code,
-            workspace: ws,
+            buckets,
         }
     });
     let slot_ranges: Vec<Range<usize>> = (0..if streams { slots } else { 0 })
@@ -809,11 +819,12 @@ pub(crate) fn arena_layout(
 }
 
 /// The accumulated H MSM over chunks of `chunk` points: its chunk length, its launcher code
-/// (the window an MSM of one chunk would take, forced for every chunk) and workspace bytes; None
-/// where the kernels cannot accumulate that shape. A chunk's window, not the whole MSM's: each
-/// chunk sorts and adds into every bucket, so the whole MSM's 20-bit windows (2^19 buckets
-/// each) cost a 2^27 MSM in chunks of 2^24 2221 ms against 1025 with 16-bit ones (H100).
-fn h_accumulation(req: &PlanRequest, chunk: usize) -> Option<(usize, i32, usize)> {
+/// (the window an MSM of one chunk would take, forced for every chunk), its scratch and bucket
+/// bytes; None where the kernels cannot accumulate that shape. A chunk's window, not the whole
+/// MSM's: the
+/// whole MSM's 20-bit windows (2^19 buckets each) take a 2^27 MSM in chunks of 2^24 877 ms
+/// against 978 with 16-bit ones (H100), but keep 1.3 GB of buckets and a larger scratch.
+fn h_accumulation(req: &PlanRequest, chunk: usize) -> Option<(usize, i32, usize, usize)> {
     let h = req.shape.points(Query::H);
     let n_cap = h.min(chunk);
     let window = accumulation_window(n_cap, req.msm_code);
@@ -821,10 +832,8 @@ fn h_accumulation(req: &PlanRequest, chunk: usize) -> Option<(usize, i32, usize)
         return None;
     }
     let code = (req.msm_code & !(0xff << 8)) | (window as i32) << 8;
-    match kernel_sizes::msm_accumulate_workspace(Curve::G1, n_cap, code) {
-        0 => None,
-        bytes => Some((n_cap, code, bytes)),
-    }
+    let (scratch, buckets) = kernel_sizes::msm_accumulate_sizes(Curve::G1, n_cap, code)?;
+    Some((n_cap, code, scratch, buckets))
 }
 
 /// The window of an H MSM accumulated over chunks of `n_cap` points (0: none fits): the one an
@@ -844,8 +853,10 @@ pub fn chunk_for(curve: Curve, g1_chunk: usize) -> usize {
 
 /// A plan's modelled device-section time in seconds, for comparing plans only: streamed bytes
 /// over PCIe, the serialised upload of `c` when the H step has two buffers, and each chunk's
-/// fixed costs. More slots let uploads run further ahead: a small bonus.
-fn modelled_cost(p: &MemoryPlan) -> f64 {
+/// fixed costs. More slots let uploads run further ahead (a streamed H MSM's chunk keeps the
+/// kernels busy for several uploads' time, which only free slots can fill): a small bonus for
+/// each slot past two.
+fn modelled_cost(p: &MemoryPlan, bus: f64) -> f64 {
     let PlanKind::Streamed {
         resident,
         chunk_points,
@@ -863,27 +874,33 @@ fn modelled_cost(p: &MemoryPlan) -> f64 {
     } else {
         shape.query_bytes(Query::H)
     };
-    let stream_s = (p.streamed_bytes() + h_again) as f64 / MODEL_BYTES_PER_S;
+    let stream_s = (p.streamed_bytes() + h_again) as f64 / bus;
     let polys_s = if layout.polys == 2 {
-        shape.poly_bytes() as f64 / MODEL_BYTES_PER_S
+        shape.poly_bytes() as f64 / bus
     } else {
         0.0
     };
-    let chunks: usize = Query::ALL
+    let chunks_of = |q: Query| {
+        shape
+            .points(q)
+            .div_ceil(chunk_for(q.curve(), *chunk_points))
+    };
+    let chunks: usize = [Query::L, Query::A, Query::BG1, Query::BG2]
+        .map(chunks_of)
         .iter()
-        .filter(|&&q| q != Query::H || !resident.contains(Query::H))
-        .map(|&q| {
-            shape
-                .points(q)
-                .div_ceil(chunk_for(q.curve(), *chunk_points))
-        })
         .sum();
-    let slots_bonus = if layout.slots.len() > 2 {
-        0.02 * stream_s
-    } else {
+    let h_chunks_s = if resident.contains(Query::H) {
         0.0
+    } else {
+        chunks_of(Query::H) as f64 * MODEL_H_CHUNK_S
     };
-    stream_s + polys_s + chunks as f64 * MODEL_CHUNK_S - slots_bonus
+    let slots_bonus = 0.02 * stream_s * layout.slots.len().saturating_sub(2) as f64;
+    let chunk_s = if layout.gather.is_empty() {
+        MODEL_CHUNK_S
+    } else {
+        MODEL_CHUNK_S - MODEL_GATHER_SAVES_S
+    };
+    stream_s + polys_s + chunks as f64 * chunk_s + h_chunks_s - slots_bonus
         + h_msm_additions(p) / MODEL_ADDITIONS_PER_S
 }
 

@@ -636,13 +636,23 @@ pub unsafe fn gather_tail(
     )
 }
 
+/// Device memory of an accumulated MSM: its buckets, kept from one call to the next, and its
+/// scratch workspace, which other kernels may use between the calls.
+#[derive(Clone, Copy, Debug)]
+pub struct AccumulationMemory {
+    pub buckets: *mut c_void,
+    pub buckets_bytes: usize,
+    pub workspace: *mut c_void,
+    pub workspace_bytes: usize,
+}
+
 /// Queues the addition of one chunk's G1 MSM (`n` Montgomery-form or canonical scalars with
-/// point k, `n <= n_cap`) to the MSM accumulated in `workspace` (`first`: from the identity);
-/// `code` forces the window (see `g16_msm_accumulate`).
+/// point k, `n <= n_cap`) to the MSM accumulated in `mem`'s buckets (`first`: from the
+/// identity); `code` forces the window (see `g16_msm_accumulate`).
 ///
 /// # Safety
 /// Every pointer must be a live device allocation of the size `g16_msm_accumulate` documents,
-/// and nothing else may use the workspace until [`msm_accumulated`].
+/// and nothing else may write the buckets until [`msm_accumulated`].
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn msm_accumulate(
     points: *const c_void,
@@ -652,8 +662,7 @@ pub unsafe fn msm_accumulate(
     n: usize,
     n_cap: usize,
     code: i32,
-    workspace: *mut c_void,
-    workspace_bytes: usize,
+    mem: AccumulationMemory,
     first: bool,
     stream: &Stream,
 ) -> Result<()> {
@@ -669,8 +678,10 @@ pub unsafe fn msm_accumulate(
             n,
             n_cap,
             code,
-            workspace,
-            workspace_bytes,
+            mem.buckets,
+            mem.buckets_bytes,
+            mem.workspace,
+            mem.workspace_bytes,
             first as i32,
             stream.raw(),
         ),
@@ -684,8 +695,7 @@ pub unsafe fn msm_accumulate(
 pub unsafe fn msm_accumulated(
     n_cap: usize,
     code: i32,
-    workspace: *mut c_void,
-    workspace_bytes: usize,
+    mem: AccumulationMemory,
     result: *mut c_void,
     stream: &Stream,
 ) -> Result<()> {
@@ -695,8 +705,10 @@ pub unsafe fn msm_accumulated(
             Curve::G1 as i32,
             n_cap,
             code,
-            workspace,
-            workspace_bytes,
+            mem.buckets,
+            mem.buckets_bytes,
+            mem.workspace,
+            mem.workspace_bytes,
             result,
             stream.raw(),
         ),

@@ -6,6 +6,7 @@
 //! All `unsafe` CUDA calls live in this module: `ffi` declares them, `runtime` wraps the CUDA
 //! runtime, `kernels` the launchers of `cuda/launcher.h`.
 
+pub mod bus;
 pub mod device;
 /// cbindgen:ignore
 mod ffi;

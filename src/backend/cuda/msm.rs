@@ -9,7 +9,7 @@ use group::Group;
 use super::device::lock_device;
 use super::kernels::{self, MsmArgs, MsmStrategy};
 use super::points::{scalar_bytes, GpuCurve, G1, G2};
-use super::runtime::{DeviceBuffer, Event, Stream};
+use super::runtime::{fill_raw, DeviceBuffer, Event, Stream};
 use crate::error::{Error, Result};
 use crate::split::OnesBitmap;
 
@@ -155,8 +155,9 @@ pub fn msm_g1_precomputed_with<S>(
 
 /// `sum(scalars[k] * points[k])` with Montgomery-form scalars, as a streamed H MSM runs it:
 /// accumulated over chunks of `chunk` points (the last one shorter) with `window`-bit windows
-/// (0: the width the streamed H MSM takes, that of one chunk), then reduced once. Errs where
-/// the kernels cannot accumulate that shape.
+/// (0: the width the streamed H MSM takes, that of one chunk), then reduced once. The scratch
+/// workspace is overwritten with junk between the calls, as the streamed proof's other kernels
+/// do. Errs where the kernels cannot accumulate that shape.
 pub fn msm_g1_accumulated(
     device: usize,
     points: &[G1Affine],
@@ -164,11 +165,12 @@ pub fn msm_g1_accumulated(
     chunk: usize,
     window: u32,
 ) -> Result<G1Projective> {
-    time_msm_g1_accumulated(device, points, scalars, chunk, window, 1).map(|(_, sum)| sum)
+    accumulated(device, points, scalars, chunk, window, 1, true).map(|(_, sum)| sum)
 }
 
-/// [`msm_g1_accumulated`] run `runs` times with the data on the device: the milliseconds of
-/// each run (every chunk's accumulation and the one reduction, between CUDA events) and the sum.
+/// [`msm_g1_accumulated`] run `runs` times with the data on the device (the scratch left as
+/// the kernels leave it): the milliseconds of each run (every chunk's accumulation and the one
+/// reduction, between CUDA events) and the sum.
 pub fn time_msm_g1_accumulated(
     device: usize,
     points: &[G1Affine],
@@ -176,6 +178,18 @@ pub fn time_msm_g1_accumulated(
     chunk: usize,
     window: u32,
     runs: usize,
+) -> Result<(Vec<f64>, G1Projective)> {
+    accumulated(device, points, scalars, chunk, window, runs, false)
+}
+
+fn accumulated(
+    device: usize,
+    points: &[G1Affine],
+    scalars: &[Scalar],
+    chunk: usize,
+    window: u32,
+    runs: usize,
+    scribble: bool,
 ) -> Result<(Vec<f64>, G1Projective)> {
     let n = scalars.len();
     assert!(points.len() >= n && chunk > 0);
@@ -189,23 +203,33 @@ pub fn time_msm_g1_accumulated(
         w => w,
     };
     let code = base | (window as i32) << 8;
-    let ws_bytes =
-        crate::backend::kernel_sizes::msm_accumulate_workspace(kernels::Curve::G1, n_cap, code);
-    if ws_bytes == 0 {
+    let sizes = crate::backend::kernel_sizes::msm_accumulate_sizes(kernels::Curve::G1, n_cap, code);
+    let Some((ws_bytes, buckets_bytes)) = sizes else {
         return Err(Error::invalid(format!(
             "the kernels cannot accumulate an MSM of {n} scalars in chunks of {chunk}"
         )));
-    }
+    };
     let mut guard = lock_device(device)?;
     let state = guard.as_mut().expect("lock_device creates the state");
     let stream = &state.compute;
     let d_points = upload(&points[..n], stream)?;
     let d_scalars = upload(scalars, stream)?;
     let mut ws = DeviceBuffer::<u8>::new(ws_bytes)?;
+    let mut buckets = DeviceBuffer::<u8>::new(buckets_bytes)?;
+    let mem = kernels::AccumulationMemory {
+        buckets: buckets.as_mut_ptr(),
+        buckets_bytes,
+        workspace: ws.as_mut_ptr(),
+        workspace_bytes: ws_bytes,
+    };
     let mut result = DeviceBuffer::<<G1 as GpuCurve>::Xyzz>::new(1)?;
     let times = event_times(stream, runs.max(1), || {
         for (j, start) in (0..n).step_by(n_cap).enumerate() {
             let m = n_cap.min(n - start);
+            if scribble {
+                // SAFETY: the scratch workspace is ws_bytes of device memory.
+                unsafe { fill_raw(mem.workspace, 0xa5, ws_bytes, stream)? };
+            }
             // SAFETY: the chunk's points and scalars lie in the uploaded buffers; the workspace
             // is sized for n_cap and code.
             unsafe {
@@ -217,24 +241,18 @@ pub fn time_msm_g1_accumulated(
                     m,
                     n_cap,
                     code,
-                    ws.as_mut_ptr(),
-                    ws.len(),
+                    mem,
                     j == 0,
                     stream,
                 )?
             };
         }
-        // SAFETY: as above.
-        unsafe {
-            kernels::msm_accumulated(
-                n_cap,
-                code,
-                ws.as_mut_ptr(),
-                ws.len(),
-                result.as_mut_ptr(),
-                stream,
-            )
+        if scribble {
+            // SAFETY: as above.
+            unsafe { fill_raw(mem.workspace, 0x5a, ws_bytes, stream)? };
         }
+        // SAFETY: as above.
+        unsafe { kernels::msm_accumulated(n_cap, code, mem, result.as_mut_ptr(), stream) }
     })?;
     Ok((times, download_one::<G1>(&result, stream)?))
 }

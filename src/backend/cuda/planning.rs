@@ -10,7 +10,7 @@ use parking_lot::Mutex;
 use super::device::{self, DeviceState, PlanKey, PlannedFor};
 use super::kernels;
 use crate::backend::memory_plan::{
-    self, MemoryPlan, NoFit, PlanKind, PlanRequest, ProofShape, Residency,
+    self, MemoryPlan, NoFit, PlanKind, PlanRequest, ProofShape, Residency, DEFAULT_BUS_BYTES_PER_S,
 };
 use crate::error::{Error, Result};
 use crate::split::CircuitSplit;
@@ -53,8 +53,9 @@ fn count_setting(name: &str) -> Option<usize> {
         .filter(|c| (2..=16).contains(c))
 }
 
-/// The request for proofs over `srs` whose tails are about `tails` entries per query (L, A, B).
-fn request(srs: &Srs, key: &PlanKey, tails: [usize; 3], budget: usize) -> PlanRequest {
+/// The request for proofs over `srs` whose tails are about `tails` entries per query (L, A, B),
+/// on a device whose uploads run at `bus` bytes per second.
+fn request(srs: &Srs, key: &PlanKey, tails: [usize; 3], budget: usize, bus: f64) -> PlanRequest {
     let shape = ProofShape::of(srs);
     PlanRequest {
         shape,
@@ -72,6 +73,7 @@ fn request(srs: &Srs, key: &PlanKey, tails: [usize; 3], budget: usize) -> PlanRe
         ),
         msm_code: key.msm_code,
         gather_tails: key.gather_tails,
+        bus_bytes_per_s: bus,
     }
 }
 
@@ -81,7 +83,8 @@ pub fn check_fits(device: usize, srs: &Srs) -> Result<()> {
     let key = key_now(None);
     let ceiling = device::plan_ceiling(device)?;
     // Tails unknown yet: none (the all-resident path's need is checked when the proof plans).
-    let req = request(srs, &key, [0; 3], ceiling);
+    // Whether it fits does not depend on the bus.
+    let req = request(srs, &key, [0; 3], ceiling, DEFAULT_BUS_BYTES_PER_S);
     memory_plan::plan(&req)
         .map(drop)
         .map_err(|e| no_fit(device, e, &key))
@@ -112,9 +115,10 @@ pub fn plan_for(state: &mut DeviceState, srs: &Srs, first: &CircuitSplit) -> Res
         t + t / 8
     });
     let ceiling = device::plan_ceiling(state.index)?;
+    let bus = super::bus::upload_bytes_per_s(state);
     let since = Instant::now();
     let plan = loop {
-        let req = request(srs, &key, tails, device::plan_budget(state.index)?);
+        let req = request(srs, &key, tails, device::plan_budget(state.index)?, bus);
         match memory_plan::plan(&req) {
             Ok(plan) => break plan,
             Err(e) if e.need <= ceiling && since.elapsed() < device::memory_wait() => {

@@ -2,7 +2,7 @@
 //! pinned host regions, each freed by `Drop`, every failure mapped to [`Error::Cuda`] with
 //! CUDA's own message.
 
-use std::ffi::{c_void, CStr};
+use std::ffi::{c_int, c_void, CStr};
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -440,13 +440,21 @@ pub unsafe fn upload_raw(
 /// # Safety
 /// `dst` is device memory valid for `bytes` bytes.
 pub unsafe fn zero_raw(dst: *mut c_void, bytes: usize, stream: &Stream) -> Result<()> {
+    fill_raw(dst, 0, bytes, stream)
+}
+
+/// Queues setting every one of `bytes` bytes of device memory at `dst` to `value` on `stream`.
+///
+/// # Safety
+/// `dst` is device memory valid for `bytes` bytes.
+pub unsafe fn fill_raw(dst: *mut c_void, value: u8, bytes: usize, stream: &Stream) -> Result<()> {
     if bytes == 0 {
         return Ok(());
     }
     injected(Site::Copy, "cudaMemsetAsync", INJECTED_COPY)?;
     check(
         "cudaMemsetAsync",
-        ffi::cudaMemsetAsync(dst, 0, bytes, stream.raw()),
+        ffi::cudaMemsetAsync(dst, value as c_int, bytes, stream.raw()),
     )
 }
 

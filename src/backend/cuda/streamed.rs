@@ -468,6 +468,17 @@ impl Context {
         unsafe { self.results.cast::<u8>().add(at).cast() }
     }
 
+    /// The accumulated H MSM's buckets, and the shared workspace as its scratch.
+    fn accumulation(&self, buckets: Mem) -> kernels::AccumulationMemory {
+        let (workspace, workspace_bytes) = self.workspace();
+        kernels::AccumulationMemory {
+            buckets: self.ptr(buckets),
+            buckets_bytes: buckets.bytes,
+            workspace,
+            workspace_bytes,
+        }
+    }
+
     fn workspace(&self) -> (*mut c_void, usize) {
         let ws = &self.plan.layout.workspace;
         (
@@ -788,27 +799,19 @@ impl Executor {
                     scalars,
                     n,
                     first,
-                    workspace,
+                    buckets,
                 } => {
                     let acc = ctx.plan.layout.h_accumulate.as_ref();
                     let acc = acc.expect("an accumulating plan");
-                    let (p, sc, ws) = (ctx.ptr(points), ctx.ptr(scalars), ctx.ptr(workspace));
+                    let (p, sc) = (ctx.ptr(points), ctx.ptr(scalars));
+                    let mem = ctx.accumulation(buckets);
                     let run = || {
-                        // SAFETY: the ranges lie in the arena; the workspace is the plan's
-                        // accumulation region, sized for n_cap and code.
+                        // SAFETY: the ranges lie in the arena; the buckets are the plan's
+                        // accumulation region and the shared workspace its scratch, both sized
+                        // for n_cap and code.
                         unsafe {
                             kernels::msm_accumulate(
-                                p,
-                                n_points,
-                                sc,
-                                true,
-                                n,
-                                acc.n_cap,
-                                acc.code,
-                                ws,
-                                workspace.bytes,
-                                first,
-                                compute,
+                                p, n_points, sc, true, n, acc.n_cap, acc.code, mem, first, compute,
                             )
                         }
                     };
@@ -818,22 +821,13 @@ impl Executor {
                         run()?;
                     }
                 }
-                Op::MsmAccumulated { workspace, result } => {
+                Op::MsmAccumulated { buckets, result } => {
                     let acc = ctx.plan.layout.h_accumulate.as_ref();
                     let acc = acc.expect("an accumulating plan");
-                    let (ws, r) = (ctx.ptr(workspace), ctx.result(result));
+                    let (mem, r) = (ctx.accumulation(buckets), ctx.result(result));
                     let run = || {
                         // SAFETY: as above; the result slot lies in the results buffer.
-                        unsafe {
-                            kernels::msm_accumulated(
-                                acc.n_cap,
-                                acc.code,
-                                ws,
-                                workspace.bytes,
-                                r,
-                                compute,
-                            )
-                        }
+                        unsafe { kernels::msm_accumulated(acc.n_cap, acc.code, mem, r, compute) }
                     };
                     if time_h {
                         self.timed(Timed::Kernel(Stage::H), compute, run)?;

@@ -17,6 +17,7 @@ fn request(lg_n: u32, budget: usize) -> PlanRequest {
         resident_working: resident_working_bytes(&shape, tails, true, 0),
         msm_code: 0,
         gather_tails: true,
+        bus_bytes_per_s: DEFAULT_BUS_BYTES_PER_S,
     }
 }
 
@@ -24,7 +25,7 @@ fn request(lg_n: u32, budget: usize) -> PlanRequest {
 /// polynomial (which holds `h` during the H MSM) alone.
 fn check_layout(layout: &ArenaLayout) {
     let mut regions = vec![layout.workspace.clone()];
-    regions.extend(layout.h_accumulate.iter().map(|a| a.workspace.clone()));
+    regions.extend(layout.h_accumulate.iter().map(|a| a.buckets.clone()));
     regions.extend(layout.slots.iter().cloned());
     regions.extend(layout.sides.iter().cloned());
     regions.push(layout.gather.clone());
@@ -57,6 +58,16 @@ fn check_chunk_msms(req: &PlanRequest, resident: QuerySet, layout: &ArenaLayout,
     let h = req.shape.points(Query::H);
     if !resident.contains(Query::H) && layout.h_accumulate.is_none() {
         chunk_ranges_len(h, chunk).for_each(|m| fits(Curve::G1, m));
+    }
+    // An accumulated H MSM sorts each chunk in the shared workspace; its buckets lie apart.
+    if let Some(acc) = &layout.h_accumulate {
+        let (scratch, buckets) = kernel_sizes::msm_accumulate_sizes(Curve::G1, acc.n_cap, acc.code)
+            .expect("a shape the kernels accumulate");
+        assert!(
+            scratch <= ws,
+            "the H accumulation's scratch needs {scratch} of {ws}"
+        );
+        assert!(buckets <= acc.buckets.len(), "its buckets need {buckets}");
     }
     for q in [Query::L, Query::A, Query::BG1, Query::BG2] {
         if q == Query::BG2 && !req.g2_tail_on_gpu {
@@ -115,7 +126,7 @@ fn plans_never_exceed_the_budget_and_stream_only_what_they_must() {
                         }
                     }
                     // More memory never makes a plan of higher modelled cost.
-                    let cost = modelled_cost(&p);
+                    let cost = modelled_cost(&p, req.bus_bytes_per_s);
                     assert!(cost <= last_cost, "2^{lg_n} at {budget_gib} GiB: {p}");
                     last_cost = cost;
                 }

@@ -353,7 +353,7 @@ impl Machine<'_> {
                 scalars,
                 n,
                 first,
-                workspace,
+                buckets,
             } => {
                 let s: Vec<Scalar> = self.read(scalars);
                 let s: Vec<blst_scalar> = s[..n]
@@ -363,16 +363,19 @@ impl Machine<'_> {
                 let pts: Vec<G1Affine> = self.read(points);
                 let idx: Vec<u32> = (0..n.min(n_points) as u32).collect();
                 let chunk = CpuBackend.g1_msm(&pts, &idx, &s[..idx.len()]).unwrap();
-                // The running sum lives in the accumulation's workspace, as its buckets do.
+                // The running sum lives where the accumulation's buckets do; the sort's scratch
+                // is the shared workspace.
                 let sum = if first {
                     chunk
                 } else {
-                    self.read::<G1Projective>(workspace)[0] + chunk
+                    self.read::<G1Projective>(buckets)[0] + chunk
                 };
-                self.write(workspace, &[sum]);
+                self.write(buckets, &[sum]);
+                self.scribble_workspace();
             }
-            Op::MsmAccumulated { workspace, result } => {
-                self.g1[result.index] = Some(self.read::<G1Projective>(workspace)[0]);
+            Op::MsmAccumulated { buckets, result } => {
+                self.g1[result.index] = Some(self.read::<G1Projective>(buckets)[0]);
+                self.scribble_workspace();
             }
             Op::Msm {
                 curve,

@@ -206,17 +206,18 @@ pub enum Op {
         stage: Stage,
     },
     /// Adds `sum s_k points[k]` over `n` Montgomery-form scalars to the H MSM accumulated in
-    /// `workspace` (`first`: from the identity); see the plan's `HAccumulation`.
+    /// `buckets` (`first`: from the identity), sorting in the shared workspace; see the plan's
+    /// `HAccumulation`.
     MsmAccumulate {
         points: Mem,
         n_points: usize,
         scalars: Mem,
         n: usize,
         first: bool,
-        workspace: Mem,
+        buckets: Mem,
     },
-    /// The accumulated H MSM's sum.
-    MsmAccumulated { workspace: Mem, result: Slot },
+    /// The accumulated H MSM's sum (reduced in the shared workspace).
+    MsmAccumulated { buckets: Mem, result: Slot },
     /// The sum of `points[i]` for every `i < n_points` whose bit is set in `bitmap`.
     BatchAdd {
         curve: Curve,
@@ -293,8 +294,8 @@ impl StreamPlan {
 enum Region {
     Poly(u32),
     Workspace,
-    /// The accumulated H MSM's own workspace.
-    HWorkspace,
+    /// The accumulated H MSM's buckets.
+    HBuckets,
     Slot(usize),
     Side(usize),
     /// The gathered tails.
@@ -422,10 +423,7 @@ impl Builder {
         match r {
             Region::Poly(i) => l.poly(i),
             Region::Workspace => l.workspace.clone(),
-            Region::HWorkspace => l
-                .h_accumulate
-                .as_ref()
-                .map_or(0..0, |a| a.workspace.clone()),
+            Region::HBuckets => l.h_accumulate.as_ref().map_or(0..0, |a| a.buckets.clone()),
             Region::Slot(k) => l.slots[k].clone(),
             Region::Side(k) => l.sides[k].clone(),
             Region::Gather => l.gather.clone(),
@@ -546,8 +544,9 @@ impl Builder {
                 c: Some(self.poly(2)),
                 last: true,
             });
-            self.ops.push(Op::InverseCoset { poly: p0 });
+            // b and c are read no more: the slots over them fill while h is transformed.
             self.used(&[Region::Poly(1), Region::Poly(2)]);
+            self.ops.push(Op::InverseCoset { poly: p0 });
         } else {
             // Two buffers: a b first, then c into b's place.
             lde(self, 0, 0);
@@ -566,8 +565,8 @@ impl Builder {
                 c: Some(p1),
                 last: true,
             });
-            self.ops.push(Op::InverseCoset { poly: p0 });
             self.used(&[Region::Poly(1)]);
+            self.ops.push(Op::InverseCoset { poly: p0 });
         }
 
         if self.plan.resident.contains(Query::H) {
@@ -617,7 +616,7 @@ impl Builder {
         let h_chunks = chunks.iter().filter(|c| matches!(c, Chunk::H(..))).count();
         let mut h_done = 0;
         let accumulate = self.plan.layout.h_accumulate.is_some();
-        let h_ws = Mem::arena(self.range(Region::HWorkspace));
+        let h_buckets = Mem::arena(self.range(Region::HBuckets));
         // The query whose tails are being gathered: summed when the next query's chunks begin.
         let mut gathering: Option<Query> = None;
         for c in chunks {
@@ -637,16 +636,16 @@ impl Builder {
                             scalars,
                             n: m,
                             first: h_done == 0,
-                            workspace: h_ws,
+                            buckets: h_buckets,
                         });
                         if h_done + 1 == h_chunks {
                             let result = self.result(Curve::G1, *circuit, Query::H);
                             self.ops.push(Op::MsmAccumulated {
-                                workspace: h_ws,
+                                buckets: h_buckets,
                                 result,
                             });
                         }
-                        self.used(&[Region::Slot(slot), Region::HWorkspace]);
+                        self.used(&[Region::Slot(slot), Region::HBuckets, Region::Workspace]);
                     } else {
                         let result = self.result(Curve::G1, *circuit, Query::H);
                         self.ops.push(Op::Msm {

@@ -231,9 +231,9 @@ fn compact(mut layout: ArenaLayout) -> ArenaLayout {
     place(&mut ws);
     let mut h_acc = layout.h_accumulate.clone();
     if let Some(a) = &mut h_acc {
-        let mut r = a.workspace.start..a.workspace.start + 1024;
+        let mut r = a.buckets.start..a.buckets.start + 1024;
         place(&mut r);
-        a.workspace = r;
+        a.buckets = r;
     }
     let mut slots = layout.slots.clone();
     slots.iter_mut().for_each(&mut place);
@@ -263,6 +263,7 @@ fn stream_plan(srs: &Srs, c: &Case) -> StreamPlan {
         resident_working: 0,
         msm_code: 0,
         gather_tails: true,
+        bus_bytes_per_s: crate::backend::memory_plan::DEFAULT_BUS_BYTES_PER_S,
     };
     let mut layout = arena_layout(
         &req,
