@@ -228,7 +228,8 @@ pub struct ArenaLayout {
     pub side_tail: usize,
     /// Where the group's circuits gather their tails' points and scalars from the chunks as they
     /// pass, so that one MSM sums many chunks' tails (empty: each chunk's tail is summed on its
-    /// own). Split evenly among the circuits of a group.
+    /// own): over the first polynomial when H is resident, else after the side buffers. Split
+    /// evenly among the circuits of a group.
     pub gather: Range<usize>,
     /// Bytes of the whole arena.
     pub bytes: usize,
@@ -667,6 +668,13 @@ fn add_gather(req: &PlanRequest, p: &mut MemoryPlan) {
         return;
     };
     if !req.gather_tails {
+        return;
+    }
+    // With H resident the first polynomial is dead once the group's H steps are done (their
+    // MSMs read `h` there before the query pass): the circuits gather over it, which costs the
+    // budget nothing and gives each circuit of a group of ten a part larger than a chunk's tail.
+    if resident.contains(Query::H) {
+        layout.gather = 0..layout.poly_bytes / 256 * 256;
         return;
     }
     let (chunk, resident) = (*chunk_points, *resident);

@@ -22,15 +22,25 @@ fn request(lg_n: u32, budget: usize) -> PlanRequest {
 }
 
 /// The regions of a streamed arena are disjoint, lie inside it, and leave the first
-/// polynomial (which holds `h` during the H MSM) alone.
-fn check_layout(layout: &ArenaLayout) {
+/// polynomial (which holds `h` during the H MSM) alone, but the gather region with H resident
+/// (its MSM is done before the query pass).
+fn check_layout(layout: &ArenaLayout, resident: QuerySet) {
     let mut regions = vec![layout.workspace.clone()];
     regions.extend(layout.h_accumulate.iter().map(|a| a.buckets.clone()));
     regions.extend(layout.slots.iter().cloned());
     regions.extend(layout.sides.iter().cloned());
+    if resident.contains(Query::H) && !layout.gather.is_empty() {
+        assert!(
+            layout.gather.end <= layout.poly_bytes,
+            "{:?}",
+            layout.gather
+        );
+        assert!(layout.h_accumulate.is_none());
+    }
     regions.push(layout.gather.clone());
     for r in &regions {
-        assert!(r.start >= layout.poly_bytes, "{r:?} overlaps h");
+        let over_h = resident.contains(Query::H) && *r == layout.gather;
+        assert!(over_h || r.start >= layout.poly_bytes, "{r:?} overlaps h");
         assert!(r.end <= layout.bytes, "{r:?} outside {}", layout.bytes);
         assert_eq!(r.start % 256, 0, "{r:?} unaligned");
     }
@@ -121,7 +131,7 @@ fn plans_never_exceed_the_budget_and_stream_only_what_they_must() {
                             assert!(!streamed.is_empty());
                             assert_eq!(*resident, streamed.complement());
                             assert_eq!(chunk_points % 64, 0);
-                            check_layout(layout);
+                            check_layout(layout, *resident);
                             check_chunk_msms(&req, *resident, layout, *chunk_points);
                         }
                     }
@@ -266,13 +276,18 @@ fn gathered_tails_take_what_the_budget_leaves_and_split_it_among_circuits() {
             let PlanKind::Streamed {
                 layout,
                 chunk_points,
+                resident,
                 ..
             } = &p.kind
             else {
                 continue;
             };
             assert!(p.total_bytes() <= req.budget, "2^{lg} on {gib} GiB: {p}");
-            check_layout(layout);
+            check_layout(layout, *resident);
+            if resident.contains(Query::H) {
+                // Over the first polynomial, whatever the budget leaves.
+                assert_eq!(layout.gather, 0..layout.poly_bytes / 256 * 256, "{p}");
+            }
             if layout.gather.is_empty() {
                 continue;
             }

@@ -240,7 +240,9 @@ fn compact(mut layout: ArenaLayout) -> ArenaLayout {
     let mut sides = layout.sides.clone();
     sides.iter_mut().for_each(&mut place);
     let mut gather = layout.gather.clone();
-    place(&mut gather);
+    if gather.start >= layout.poly_bytes {
+        place(&mut gather);
+    }
     layout.gather = gather;
     layout.bytes = at.max(layout.polys as usize * layout.poly_bytes);
     layout.workspace = ws;
@@ -280,6 +282,10 @@ fn stream_plan(srs: &Srs, c: &Case) -> StreamPlan {
             "the side buffers hold the pieces"
         );
         layout.side_tail = c.side_tail;
+    }
+    if c.resident.contains(Query::H) && c.gather > 0 && c.gather_bytes() <= layout.poly_bytes {
+        // As the plan places it with H resident: over the first polynomial.
+        layout.gather = 0..c.gather_bytes();
     }
     StreamPlan {
         shape,
@@ -465,7 +471,8 @@ fn streamed_sections_give_the_cpu_sums_in_any_stream_order() {
         // (lg_n, circuits, resident, polys, chunk, slots, g2 tail, H MSM accumulated,
         // gathered G2 entries per circuit, tail entries per side buffer): tails of about 20%
         // of the points, gathered in one region or many times over (each full region summed),
-        // in pieces larger than the region (summed on their own), one piece or several per chunk
+        // in pieces larger than the region (summed on their own), one piece or several per chunk;
+        // with H resident, in a region after the side buffers or over the first polynomial
         (8, 1, QuerySet::NONE, 3, 64, 2, true, false, 0, 0),
         (8, 1, QuerySet::NONE, 2, 64, 3, true, true, 128, 0),
         (9, 2, QuerySet::NONE, 3, 192, 2, true, true, 64, 64),
@@ -474,6 +481,7 @@ fn streamed_sections_give_the_cpu_sums_in_any_stream_order() {
         (10, 3, but_a, 2, 256, 3, true, false, 0, 64),
         (10, 2, QuerySet::NONE, 2, 1024, 2, false, false, 192, 128),
         (11, 2, h, 3, 448, 3, true, false, 1024, 0),
+        (11, 2, h, 2, 448, 3, true, false, 96, 0),
         (11, 3, l_bg2, 2, 704, 2, true, true, 64, 128),
     ];
     for (
