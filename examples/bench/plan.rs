@@ -63,6 +63,7 @@ pub fn main(mut flags: Flags) {
                 msm_code: 0,
                 gather_tails: true,
                 bus_bytes_per_s: bus,
+                h_window: None,
             };
             let free_gib = f as f64 / (1u64 << 30) as f64;
             match plan(&req) {

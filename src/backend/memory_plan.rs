@@ -204,6 +204,9 @@ pub struct PlanRequest {
     /// Host-to-device bytes per second the cost model assumes (the device's, measured; else
     /// [`DEFAULT_BUS_BYTES_PER_S`]).
     pub bus_bytes_per_s: f64,
+    /// Forces the window of an accumulated H MSM (measurements; else the plan weighs one
+    /// chunk's window against the whole MSM's).
+    pub h_window: Option<u32>,
 }
 
 /// Where a streamed proof's buffers lie in its one device allocation (the arena). The H step's
@@ -238,7 +241,7 @@ pub struct ArenaLayout {
 /// How a streamed H MSM accumulates over its chunks: one set of buckets for the whole MSM, in
 /// a region of its own that the query chunks interleaved with it leave alone (each chunk's
 /// sort uses the shared workspace, as their kernels do), reduced once at the end, with the
-/// window one chunk would take (see `h_accumulation`).
+/// window one chunk would take or the whole MSM's (see `h_accumulation`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HAccumulation {
     /// Scalars per chunk at most (the buckets' and the scratch's layout).
@@ -246,6 +249,13 @@ pub struct HAccumulation {
     /// The launcher's strategy code, its window forced.
     pub code: i32,
     pub buckets: Range<usize>,
+}
+
+impl HAccumulation {
+    /// The window width forced in the launcher's code.
+    pub fn window(&self) -> u32 {
+        (self.code as u32 >> 8) & 0xff
+    }
 }
 
 impl ArenaLayout {
@@ -399,8 +409,8 @@ impl fmt::Display for PlanLayout<'_> {
                 if layout.polys == 2 {
                     write!(f, ", H in two buffers")?;
                 }
-                if layout.h_accumulate.is_some() {
-                    write!(f, ", H MSM accumulated")?;
+                if let Some(acc) = &layout.h_accumulate {
+                    write!(f, ", H MSM accumulated in {}-bit windows", acc.window())?;
                 }
                 if !layout.gather.is_empty() {
                     write!(f, ", tails gathered")?;
@@ -495,16 +505,19 @@ const CHUNK_LGS: Range<u32> = 16..25;
 /// Host-to-device bandwidth the plan's cost model assumes where none was measured (PCIe 4 x16
 /// from page-locked memory).
 pub const DEFAULT_BUS_BYTES_PER_S: f64 = 25e9;
-/// Model cost of one chunk, in seconds: its launches and each tail MSM's own reduction. A 2^27
-/// PoRep partition under 16 GiB spent 210 ms less in batch additions and tails with 40 chunks
-/// of 2^24 than with 80 of 2^23 (H100).
-const MODEL_CHUNK_S: f64 = 5e-3;
+/// Model cost of one query chunk's launches and tail pieces when its tails are gathered: a
+/// 2^24-point G1 chunk's batch addition took 4.0 ms and its gather 0.2 (H100, 2^27 under
+/// 16 GiB).
+const MODEL_CHUNK_S: f64 = 0.5e-3;
+/// Model cost of a chunk's own tail MSM when tails are not gathered: 40 chunks' tail MSMs took
+/// 313 ms, their tails gathered into three 189 (H100, 2^27 under 16 GiB).
+const MODEL_CHUNK_TAIL_S: f64 = 7.5e-3;
+/// Model batch-addition time per point of a chunk: 4.0 ms per 2^24 G1 points, 8.0 per 2^23 G2
+/// points (H100).
+const MODEL_BATCH_S_PER_POINT: [f64; 2] = [0.24e-9, 0.95e-9];
 /// Model cost of one chunk of a streamed H MSM beyond its additions (its sort's passes): 16
 /// chunks of 2^23 took 71 ms more than 8 of 2^24 (H100, accumulated).
 const MODEL_H_CHUNK_S: f64 = 9e-3;
-/// What gathering the tails saves per chunk: 40 chunks' tail MSMs took 313 ms, their tails
-/// gathered into three 189 (H100, 2^27 under 16 GiB).
-const MODEL_GATHER_SAVES_S: f64 = 3e-3;
 /// Curve additions per second the model assumes for the H MSM (a 2^27 MSM's ~1.8e9 in ~0.8 s).
 const MODEL_ADDITIONS_PER_S: f64 = 2.2e9;
 
@@ -610,13 +623,17 @@ pub fn plan(req: &PlanRequest) -> Result<MemoryPlan, NoFit> {
                     Some(s) => vec![s],
                     None => vec![2, 3, 4],
                 };
-                for (slots, accumulate) in slot_counts.iter().flat_map(|&s| [(s, false), (s, true)])
+                let h_windows = if resident.contains(Query::H) {
+                    vec![0]
+                } else {
+                    h_window_candidates(req, chunk)
+                };
+                for (slots, h_window) in slot_counts
+                    .iter()
+                    .flat_map(|&s| h_windows.iter().map(move |&w| (s, w)))
                 {
-                    if accumulate && resident.contains(Query::H) {
-                        continue;
-                    }
-                    let layout = arena_layout(req, resident, polys, chunk, slots, accumulate, 0);
-                    if accumulate && layout.h_accumulate.is_none() {
+                    let layout = arena_layout(req, resident, polys, chunk, slots, h_window, 0);
+                    if h_window != 0 && layout.h_accumulate.is_none() {
                         continue;
                     }
                     let results =
@@ -681,7 +698,10 @@ fn add_gather(req: &PlanRequest, p: &mut MemoryPlan) {
     let entry = Curve::G1.affine_bytes() + 32;
     let least = layout.side_tail / 2 * entry + 512;
     let mut want = chunk * entry + 512;
-    let accumulate = layout.h_accumulate.is_some();
+    let h_window = layout
+        .h_accumulate
+        .as_ref()
+        .map_or(0, HAccumulation::window);
     while want >= least {
         let l = arena_layout(
             req,
@@ -689,7 +709,7 @@ fn add_gather(req: &PlanRequest, p: &mut MemoryPlan) {
             layout.polys,
             chunk,
             layout.slots.len(),
-            accumulate,
+            h_window,
             want,
         );
         let total = p.fixed_bytes + p.resident_bytes + l.bytes;
@@ -720,20 +740,21 @@ pub fn minimum_bytes(req: &PlanRequest) -> usize {
                     side_tail_for(chunk),
                     MAX_GROUP,
                 )
-                + arena_layout(req, QuerySet::NONE, 2, chunk, 2, false, 0).bytes
+                + arena_layout(req, QuerySet::NONE, 2, chunk, 2, 0, 0).bytes
         })
         .min()
         .unwrap_or(usize::MAX)
 }
 
-/// The arena of a streamed plan: see [`ArenaLayout`].
+/// The arena of a streamed plan: see [`ArenaLayout`]. `h_window`: the window of a streamed H
+/// MSM accumulated over its chunks (0: each chunk reduced on its own).
 pub(crate) fn arena_layout(
     req: &PlanRequest,
     resident: QuerySet,
     polys: u32,
     chunk: usize,
     slots: usize,
-    accumulate: bool,
+    h_window: u32,
     gather: usize,
 ) -> ArenaLayout {
     let shape = &req.shape;
@@ -742,8 +763,8 @@ pub(crate) fn arena_layout(
     // The H MSM: over the resident query at once, else chunk by chunk in the shared workspace,
     // reduced per chunk or accumulated into buckets of its own that the query chunks between
     // its chunks leave alone.
-    let h_accumulate = (accumulate && !resident.contains(Query::H))
-        .then(|| h_accumulation(req, chunk))
+    let h_accumulate = (h_window != 0 && !resident.contains(Query::H))
+        .then(|| h_accumulation(req, chunk, h_window))
         .flatten();
     let h_ws = if resident.contains(Query::H) {
         kernel_sizes::msm_workspace(Curve::G1, h, req.msm_code)
@@ -826,16 +847,16 @@ pub(crate) fn arena_layout(
     }
 }
 
-/// The accumulated H MSM over chunks of `chunk` points: its chunk length, its launcher code
-/// (the window an MSM of one chunk would take, forced for every chunk), its scratch and bucket
-/// bytes; None where the kernels cannot accumulate that shape. A chunk's window, not the whole
-/// MSM's: the
-/// whole MSM's 20-bit windows (2^19 buckets each) take a 2^27 MSM in chunks of 2^24 877 ms
-/// against 978 with 16-bit ones (H100), but keep 1.3 GB of buckets and a larger scratch.
-fn h_accumulation(req: &PlanRequest, chunk: usize) -> Option<(usize, i32, usize, usize)> {
+/// The accumulated H MSM over chunks of `chunk` points with `window`-bit windows (forced for
+/// every chunk): its chunk length, its launcher code, its scratch and bucket bytes; None where
+/// the kernels cannot accumulate that shape.
+fn h_accumulation(
+    req: &PlanRequest,
+    chunk: usize,
+    window: u32,
+) -> Option<(usize, i32, usize, usize)> {
     let h = req.shape.points(Query::H);
     let n_cap = h.min(chunk);
-    let window = accumulation_window(n_cap, req.msm_code);
     if h == 0 || window == 0 {
         return None;
     }
@@ -844,10 +865,33 @@ fn h_accumulation(req: &PlanRequest, chunk: usize) -> Option<(usize, i32, usize,
     Some((n_cap, code, scratch, buckets))
 }
 
-/// The window of an H MSM accumulated over chunks of `n_cap` points (0: none fits): the one an
-/// MSM of one chunk takes, or the width forced in `msm_code`.
-pub fn accumulation_window(n_cap: usize, msm_code: i32) -> u32 {
-    kernel_sizes::msm_window_bits(n_cap, msm_code)
+/// The H MSM's options over chunks of `chunk` points: reduced chunk by chunk (0), or
+/// accumulated in the window one chunk would take or in the whole MSM's. The whole MSM's is
+/// fewer windows of more buckets: a 2^27 MSM over chunks of 2^24 took 877 ms in 20-bit windows
+/// against 978 in 16-bit ones (H100), but its kept buckets and scratch take 4.4 GiB against
+/// 1.4.
+fn h_window_candidates(req: &PlanRequest, chunk: usize) -> Vec<u32> {
+    let h = req.shape.points(Query::H);
+    if h == 0 {
+        return vec![0];
+    }
+    let mut windows = match req.h_window {
+        Some(w) => vec![0, w],
+        None => vec![
+            0,
+            accumulation_window(h.min(chunk), req.msm_code),
+            accumulation_window(h, req.msm_code),
+        ],
+    };
+    windows.dedup();
+    windows
+}
+
+/// The window an MSM of `n` scalars takes (0: none fits), or the width forced in `msm_code`:
+/// that of an H MSM accumulated over chunks of `n` points, unless the plan chose the whole
+/// MSM's.
+pub fn accumulation_window(n: usize, msm_code: i32) -> u32 {
+    kernel_sizes::msm_window_bits(n, msm_code)
 }
 
 /// Points of one chunk of `curve`'s queries for a plan's G1 chunk length (G2 points are twice
@@ -859,11 +903,14 @@ pub fn chunk_for(curve: Curve, g1_chunk: usize) -> usize {
     }
 }
 
-/// A plan's modelled device-section time in seconds, for comparing plans only: streamed bytes
-/// over PCIe, the serialised upload of `c` when the H step has two buffers, and each chunk's
-/// fixed costs. More slots let uploads run further ahead (a streamed H MSM's chunk keeps the
-/// kernels busy for several uploads' time, which only free slots can fill): a small bonus for
-/// each slot past two.
+/// A plan's modelled device-section time in seconds, for comparing plans only: the pass over
+/// the queries as the section runs it (each chunk uploaded into the next slot once the chunk
+/// before it there is done, its kernels run once it is up), the serialised upload of `c` when
+/// the H step has two buffers, and H streamed again for the other circuits of a call. The
+/// pass decides how many slots pay: while a chunk of a streamed H MSM keeps the kernels busy
+/// (~110 ms at 2^24 points), the copy stream can fill only the free slots, and the light query
+/// chunks after it wait for the rest (2^27 under 16 GiB, H100: 17 ms of waiting with four
+/// slots, 200 with three, 360 with two).
 fn modelled_cost(p: &MemoryPlan, bus: f64) -> f64 {
     let PlanKind::Streamed {
         resident,
@@ -875,47 +922,106 @@ fn modelled_cost(p: &MemoryPlan, bus: f64) -> f64 {
         return 0.0;
     };
     let shape = &p.shape;
-    // H streams again for every circuit of a call, the other queries once per call: count H
-    // twice, so that it is the first to stay resident.
-    let h_again = if resident.contains(Query::H) {
-        0
+    // H streams again for every circuit of a call but the last (whose H MSM runs in the pass),
+    // the other queries once per call: count H once more, so that it is the first to stay
+    // resident.
+    let h_again_s = if resident.contains(Query::H) {
+        0.0
     } else {
-        shape.query_bytes(Query::H)
+        shape.query_bytes(Query::H) as f64 / bus
     };
-    let stream_s = (p.streamed_bytes() + h_again) as f64 / bus;
     let polys_s = if layout.polys == 2 {
         shape.poly_bytes() as f64 / bus
     } else {
         0.0
     };
-    let chunks_of = |q: Query| {
-        shape
-            .points(q)
-            .div_ceil(chunk_for(q.curve(), *chunk_points))
+    let upload_s = |q: Query, m: usize| {
+        if resident.contains(q) {
+            0.0
+        } else {
+            (m * q.curve().affine_bytes()) as f64 / bus
+        }
     };
-    let chunks: usize = [Query::L, Query::A, Query::BG1, Query::BG2]
-        .map(chunks_of)
-        .iter()
-        .sum();
-    let h_chunks_s = if resident.contains(Query::H) {
-        0.0
+    let gathered = !layout.gather.is_empty();
+    let mut queries = Vec::new();
+    for q in [Query::L, Query::A, Query::BG1, Query::BG2] {
+        let per_point = MODEL_BATCH_S_PER_POINT[(q.curve() == Curve::G2) as usize];
+        let own_tail = if gathered { 0.0 } else { MODEL_CHUNK_TAIL_S };
+        for m in chunk_ranges_len(shape.points(q), chunk_for(q.curve(), *chunk_points)) {
+            queries.push((
+                upload_s(q, m),
+                m as f64 * per_point + MODEL_CHUNK_S + own_tail,
+            ));
+        }
+    }
+    let (h_chunks, h_apart_s) = h_msm_chunks(p);
+    let h: Vec<(f64, f64)> = h_chunks
+        .into_iter()
+        .map(|(m, additions)| {
+            (
+                upload_s(Query::H, m),
+                additions / MODEL_ADDITIONS_PER_S + MODEL_H_CHUNK_S,
+            )
+        })
+        .collect();
+    // A resident H's MSM runs whole before the pass (the copy stream fills the slots meanwhile),
+    // an accumulated one's reduction after it.
+    let (before, after) = if resident.contains(Query::H) {
+        (h_apart_s, 0.0)
     } else {
-        chunks_of(Query::H) as f64 * MODEL_H_CHUNK_S
+        (0.0, h_apart_s)
     };
-    let slots_bonus = 0.02 * stream_s * layout.slots.len().saturating_sub(2) as f64;
-    let chunk_s = if layout.gather.is_empty() {
-        MODEL_CHUNK_S
-    } else {
-        MODEL_CHUNK_S - MODEL_GATHER_SAVES_S
-    };
-    stream_s + polys_s + chunks as f64 * chunk_s + h_chunks_s - slots_bonus
-        + h_msm_additions(p) / MODEL_ADDITIONS_PER_S
+    let pass = interleave(h, queries);
+    pipeline_s(&pass, layout.slots.len(), before) + after + polys_s + h_again_s
 }
 
-/// Curve additions of a plan's H MSM: one per point and window, and about nine per bucket of
-/// each reduction (once for the whole, or once per chunk when the chunks are reduced apart, each
-/// with the window of its own size).
-fn h_msm_additions(p: &MemoryPlan) -> f64 {
+/// The time of `chunks` (upload seconds, 0 for resident points, and kernel seconds each), run
+/// in order after `busy` seconds of other kernels: each upload waits for the copy stream and
+/// for its slot (free once the chunk `slots` before it is done), each chunk's kernels for the
+/// kernels before them and its upload.
+fn pipeline_s(chunks: &[(f64, f64)], slots: usize, busy: f64) -> f64 {
+    let mut slot_free = vec![0.0f64; slots.max(1)];
+    let (mut copy, mut compute) = (0.0f64, busy);
+    let mut next = 0;
+    for &(upload, kernels) in chunks {
+        if upload > 0.0 {
+            let slot = next;
+            next = (next + 1) % slot_free.len();
+            copy = copy.max(slot_free[slot]) + upload;
+            compute = compute.max(copy) + kernels;
+            slot_free[slot] = compute;
+        } else {
+            compute += kernels;
+        }
+    }
+    compute
+}
+
+/// The H chunks spread evenly among the query chunks, each H chunk followed by its share of
+/// them (the order a streamed section runs them in).
+pub(crate) fn interleave<T>(h: Vec<T>, queries: Vec<T>) -> Vec<T> {
+    if h.is_empty() {
+        return queries;
+    }
+    let (nh, nq) = (h.len(), queries.len());
+    let mut out = Vec::with_capacity(nh + nq);
+    let mut queries = queries.into_iter();
+    for (j, c) in h.into_iter().enumerate() {
+        out.push(c);
+        let until = (j + 1) * nq / nh;
+        let taken = out.len() - (j + 1);
+        out.extend(queries.by_ref().take(until - taken));
+    }
+    out.extend(queries);
+    out
+}
+
+/// A plan's H MSM as the model counts it: the points and curve additions of each streamed
+/// chunk (one per point and window, and for an accumulation the adding of the chunk's buckets
+/// to the kept ones), and the seconds of what runs apart from the chunks (the accumulation's
+/// one reduction, about nine additions per bucket; with H resident, the whole MSM, which runs
+/// before the pass).
+fn h_msm_chunks(p: &MemoryPlan) -> (Vec<(usize, f64)>, f64) {
     let PlanKind::Streamed {
         resident,
         chunk_points,
@@ -923,29 +1029,32 @@ fn h_msm_additions(p: &MemoryPlan) -> f64 {
         ..
     } = &p.kind
     else {
-        return 0.0;
+        return (Vec::new(), 0.0);
     };
     let h = p.shape.points(Query::H);
+    let windows = |window: u32| 256u32.div_ceil(window.max(1)) as f64;
+    let buckets = |window: u32| windows(window) * (1u64 << window.saturating_sub(1)) as f64;
     let msm = |n: usize, window: u32| -> f64 {
         if n == 0 || window == 0 {
             return 0.0;
         }
-        let windows = 256u32.div_ceil(window) as f64;
-        n as f64 * windows + 9.0 * windows * (1u64 << (window - 1)) as f64
+        n as f64 * windows(window) + 9.0 * buckets(window)
     };
     if resident.contains(Query::H) {
-        return msm(h, kernel_sizes::msm_window_bits(h, 0));
+        let whole = msm(h, kernel_sizes::msm_window_bits(h, 0));
+        return (Vec::new(), whole / MODEL_ADDITIONS_PER_S);
     }
     if let Some(acc) = &layout.h_accumulate {
-        // One reduction, but every chunk adds into each of the accumulation's buckets.
-        let window = ((acc.code >> 8) & 0xff) as u32;
-        let chunks = h.div_ceil(acc.n_cap) as f64;
-        let keys = 256u32.div_ceil(window) as f64 * (1u64 << (window - 1)) as f64;
-        return msm(h, window) + chunks * keys;
+        let window = acc.window();
+        let chunks = chunk_ranges_len(h, acc.n_cap)
+            .map(|m| (m, m as f64 * windows(window) + buckets(window)))
+            .collect();
+        return (chunks, 9.0 * buckets(window) / MODEL_ADDITIONS_PER_S);
     }
-    chunk_ranges_len(h, *chunk_points)
-        .map(|m| msm(m, kernel_sizes::msm_window_bits(m, 0)))
-        .sum()
+    let chunks = chunk_ranges_len(h, *chunk_points)
+        .map(|m| (m, msm(m, kernel_sizes::msm_window_bits(m, 0))))
+        .collect();
+    (chunks, 0.0)
 }
 
 /// The lengths of `len` points in chunks of `chunk`.

@@ -278,10 +278,13 @@ fn spawn_tail(
     s: Scalar,
 ) -> mpsc::Receiver<Result<Finished>> {
     let DeviceDone { results, split, .. } = done;
-    let b_tail = (!results.b_g2_tail_done).then_some((split.b.tail_points, split.b.tail_scalars));
     let srs = srs.clone();
     let (send, receive) = mpsc::sync_channel(1);
+    // The split moves to the pool, which frees it: at 2^27 its tails are about a GiB, whose
+    // freeing took some 60 ms inside the GPU lock when it was dropped here.
     pool.spawn(move || {
+        let b_tail =
+            (!results.b_g2_tail_done).then_some((&split.b.tail_points, &split.b.tail_scalars));
         let run = || -> Result<Finished> {
             let t = Instant::now();
             let b_g2 = match &b_tail {
@@ -321,6 +324,7 @@ fn spawn_tail(
             .unwrap_or_else(|p| Err(Error::Panic(crate::error::panic_message(p))));
         // The receiver is gone when the host destroyed the pending proof: nothing to deliver.
         let _ = send.send(result);
+        drop(split);
     });
     receive
 }

@@ -694,6 +694,7 @@ fn streamed_proofs_under_a_limit_keep_what_fits() {
         msm_code: 0,
         gather_tails: true,
         bus_bytes_per_s: memory_plan::DEFAULT_BUS_BYTES_PER_S,
+        h_window: None,
     };
     let lo = memory_plan::minimum_bytes(&request(0));
     let plan = (0..4096)

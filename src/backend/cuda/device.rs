@@ -55,6 +55,7 @@ pub struct PlanKey {
     pub sides: Option<usize>,
     pub msm_code: i32,
     pub gather_tails: bool,
+    pub h_window: Option<u32>,
 }
 
 impl PlannedFor {

@@ -32,7 +32,17 @@ fn key_now(first: Option<&CircuitSplit>) -> PlanKey {
         sides: count_setting("GROTH16_C2_STREAM_SIDES"),
         msm_code: kernels::configured_msm_code(),
         gather_tails: std::env::var("GROTH16_C2_STREAM_GATHER").as_deref() != Ok("0"),
+        h_window: h_window_override(),
     }
+}
+
+/// `GROTH16_C2_STREAM_H_WINDOW`: the window of a streamed H MSM accumulated over its chunks,
+/// 4 to 24 bits (measurements; the plan chooses otherwise).
+fn h_window_override() -> Option<u32> {
+    std::env::var("GROTH16_C2_STREAM_H_WINDOW")
+        .ok()
+        .and_then(|v| v.trim().parse::<u32>().ok())
+        .filter(|w| (4..=24).contains(w))
 }
 
 /// `GROTH16_C2_STREAM_CHUNK`: G1 points per streamed chunk (tests; the plan chooses otherwise).
@@ -74,6 +84,7 @@ fn request(srs: &Srs, key: &PlanKey, tails: [usize; 3], budget: usize, bus: f64)
         msm_code: key.msm_code,
         gather_tails: key.gather_tails,
         bus_bytes_per_s: bus,
+        h_window: key.h_window,
     }
 }
 

@@ -10,6 +10,7 @@
 use std::ffi::c_void;
 use std::mem::size_of;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::time::Instant;
 
 use blstrs::Scalar;
 use ff::{Field, PrimeField};
@@ -32,7 +33,7 @@ use crate::backend::{CircuitPrep, DeviceGroup, DeviceResults};
 use crate::error::{Error, Result};
 use crate::split::CircuitSplit;
 use crate::srs::Srs;
-use crate::telemetry::ProofTimings;
+use crate::telemetry::{ms, ProofTimings};
 
 /// A group of circuits under a streamed plan; holds the device's state from its opening to its
 /// end, so no other section runs on the device meanwhile.
@@ -48,6 +49,10 @@ pub struct StreamedGroup<'a> {
     /// Where the G2 result slots start in the results buffer.
     g2_results_at: usize,
     done: bool,
+    /// Host time inside the section, for the timings log: when the group was opened, and how
+    /// long until its first op was queued.
+    opened: Instant,
+    to_first_op_ms: Option<f64>,
 }
 
 struct Member {
@@ -65,6 +70,7 @@ impl<'a> StreamedGroup<'a> {
         plan: &MemoryPlan,
         capacity: usize,
     ) -> Result<StreamedGroup<'a>> {
+        let opened = Instant::now();
         let state = guard.as_mut().expect("lock_device creates the state");
         // Where the G2 tail runs was decided with the plan (for this SRS's circuits' shape).
         let g2_tail_on_gpu = state
@@ -116,6 +122,8 @@ impl<'a> StreamedGroup<'a> {
             h_marks: Vec::new(),
             g2_results_at,
             done: false,
+            opened,
+            to_first_op_ms: None,
         })
     }
 
@@ -160,6 +168,9 @@ impl<'a> StreamedGroup<'a> {
         let state = self.guard.as_mut().expect("lock_device creates the state");
         let marks = (Event::timing()?, Event::timing()?);
         marks.0.record(&state.compute)?;
+        let opened = self.opened;
+        self.to_first_op_ms
+            .get_or_insert_with(|| ms(opened.elapsed()));
         {
             let staged = prep.as_ref().and_then(|p| p.downcast_ref::<Staged>());
             let staged_abc = staged.map(Staged::abc).unwrap_or([None, None, None]);
@@ -202,6 +213,7 @@ impl<'a> StreamedGroup<'a> {
                 splits: [&m.split.l, &m.split.a, &m.split.b],
             })
             .collect();
+        let queued = Instant::now();
         self.builder.queries(&circuits);
         drop(circuits);
         let ops = self.builder.take_ops();
@@ -213,6 +225,8 @@ impl<'a> StreamedGroup<'a> {
             members,
             h_marks,
             builder,
+            opened,
+            to_first_op_ms,
             ..
         } = self;
         let state = guard.as_mut().expect("lock_device creates the state");
@@ -245,9 +259,11 @@ impl<'a> StreamedGroup<'a> {
             }
         };
         exec.run(&ops, state, &ctx, &host, true)?;
+        let queue_ms = ms(queued.elapsed());
         for s in [&state.copy, &state.side, &state.compute] {
             s.synchronize()?;
         }
+        let drained = Instant::now();
 
         let results = state.scratch.results.as_ref().expect("grown in open");
         let mut bytes = vec![0u8; results.len()];
@@ -288,10 +304,15 @@ impl<'a> StreamedGroup<'a> {
         exec.add_times(timings)?;
         if crate::telemetry::log_stream_ops() {
             eprintln!(
-                "groth16-c2: streamed section, {} circuit(s), chunks of {} points: {}",
+                "groth16-c2: streamed section, {} circuit(s), chunks of {} points: {} \
+                 host_to_first_op_ms={:.1} host_queue_ms={queue_ms:.1} host_collect_ms={:.1} \
+                 host_span_ms={:.1}",
                 members.len(),
                 builder.plan().chunk_points,
-                exec.breakdown(h_marks)?
+                exec.breakdown(h_marks)?,
+                to_first_op_ms.unwrap_or(0.0),
+                ms(drained.elapsed()),
+                ms(opened.elapsed()),
             );
         }
         if crate::telemetry::log_stream_trace() {

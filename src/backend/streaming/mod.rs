@@ -24,7 +24,7 @@ use group::Group;
 
 use super::kernel_sizes::Curve;
 use super::memory_plan::{
-    chunk_for, ArenaLayout, MemoryPlan, PlanKind, ProofShape, Query, QuerySet,
+    chunk_for, interleave, ArenaLayout, MemoryPlan, PlanKind, ProofShape, Query, QuerySet,
 };
 use crate::split::QuerySplit;
 
@@ -963,25 +963,6 @@ enum Chunk {
     /// Part of circuit `.0`'s H MSM.
     H(usize, Range<usize>),
     Query(QueryChunk),
-}
-
-/// The H chunks spread evenly among the query chunks, each H chunk followed by its share of
-/// them.
-fn interleave(h: Vec<Chunk>, queries: Vec<Chunk>) -> Vec<Chunk> {
-    if h.is_empty() {
-        return queries;
-    }
-    let (nh, nq) = (h.len(), queries.len());
-    let mut out = Vec::with_capacity(nh + nq);
-    let mut queries = queries.into_iter();
-    for (j, c) in h.into_iter().enumerate() {
-        out.push(c);
-        let until = (j + 1) * nq / nh;
-        let taken = out.len() - (j + 1);
-        out.extend(queries.by_ref().take(until - taken));
-    }
-    out.extend(queries);
-    out
 }
 
 /// One chunk of a query that some circuit of the group has work in.

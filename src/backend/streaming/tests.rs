@@ -266,6 +266,7 @@ fn stream_plan(srs: &Srs, c: &Case) -> StreamPlan {
         msm_code: 0,
         gather_tails: true,
         bus_bytes_per_s: crate::backend::memory_plan::DEFAULT_BUS_BYTES_PER_S,
+        h_window: None,
     };
     let mut layout = arena_layout(
         &req,
@@ -273,7 +274,11 @@ fn stream_plan(srs: &Srs, c: &Case) -> StreamPlan {
         c.polys,
         c.chunk,
         c.slots,
-        c.accumulate,
+        if c.accumulate {
+            crate::backend::memory_plan::accumulation_window(c.chunk, 0)
+        } else {
+            0
+        },
         c.gather_bytes(),
     );
     if c.side_tail != 0 {
